@@ -1,0 +1,218 @@
+/* flowcut maxflow library: CSR flow networks, DIMACS I/O, CPU and CUDA
+ * push-relabel engines, canonical minimum cut and certificate check.
+ *
+ * Conventions: functions return 0 on success and a negative MF_ERR_* code
+ * on failure (mf_strerror() names it); where an mf_error is passed, it
+ * receives the file, line and a message. The library never prints and
+ * never exits. */
+#ifndef FLOWCUT_MAXFLOW_H
+#define FLOWCUT_MAXFLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FLOWCUT_VERSION "0.1.0"
+
+enum {
+    MF_OK = 0,
+    MF_ERR_NOMEM = -1,
+    MF_ERR_IO = -2,
+    MF_ERR_PARSE = -3,
+    MF_ERR_INVALID = -4,     /* bad argument or inconsistent graph */
+    MF_ERR_TOO_LARGE = -5,   /* over a size limit of the representation */
+    MF_ERR_NO_DEVICE = -6,   /* GPU engine asked for, none usable */
+    MF_ERR_DEVICE = -7,      /* CUDA runtime failure */
+    MF_ERR_DEVICE_MEMORY = -8, /* graph does not fit in device memory */
+    MF_ERR_VERIFY = -9,      /* certificate check failed */
+    MF_ERR_INTERNAL = -10
+};
+
+const char *mf_strerror(int code);
+
+/* Error detail for the caller: where (file, line; line 0 when not tied to
+ * a line) and what. */
+typedef struct mf_error {
+    int code;
+    int64_t line;
+    char file[256];
+    char message[256];
+} mf_error;
+
+/* Formats "FILE:LINE: message" (or "FILE: message", or "message") into buf. */
+void mf_error_format(const mf_error *err, char *buf, size_t size);
+
+/* ---------------------------------------------------------------------
+ * Arc lists: the input form (DIMACS, generators, tests).
+ * Vertices are numbered 0..num_vertices-1 here (DIMACS ids minus one). */
+typedef struct mf_arclist {
+    int32_t num_vertices;
+    int32_t num_arcs;
+    int32_t capacity;   /* allocated arcs */
+    int32_t source, sink;
+    int32_t *tail, *head, *cap;
+} mf_arclist;
+
+int mf_arclist_init(mf_arclist *list, int32_t num_vertices, int32_t reserve);
+int mf_arclist_add(mf_arclist *list, int32_t tail, int32_t head, int32_t cap);
+void mf_arclist_free(mf_arclist *list);
+
+/* Reads a DIMACS max-flow problem. path "-" reads standard input. Strict:
+ * every malformed line is an MF_ERR_PARSE with its line in err. */
+int mf_read_dimacs(const char *path, mf_arclist *out, mf_error *err);
+/* Parses an in-memory DIMACS text; name is used in error messages. */
+int mf_parse_dimacs(const char *text, size_t length, const char *name,
+                    mf_arclist *out, mf_error *err);
+/* Writes the problem in DIMACS form (1-based ids); comment may be NULL or
+ * hold several lines, each written behind "c ". */
+int mf_write_dimacs(FILE *f, const mf_arclist *list, const char *comment);
+
+/* ---------------------------------------------------------------------
+ * The flow network: forward CSR (arcs grouped by tail) plus reverse CSR
+ * (arc ids grouped by head), one flow value per arc (ecl-maxflow layout).
+ *
+ * A stored arc a = (u -> v) has capacity cap[a] from u to v and rcap[a]
+ * from v to u, and one flow value f in [-rcap[a], cap[a]]: positive means
+ * u to v. DIMACS arcs have rcap 0; grid n-links and merged antiparallel
+ * pairs use both directions, halving the arcs an engine touches.
+ * Residual capacity u->v is cap - f, v->u is rcap + f. cap + rcap never
+ * exceeds INT32_MAX, so every residual and flow fits an int32_t. */
+typedef struct mf_graph {
+    int32_t num_vertices, num_arcs, source, sink;
+    int32_t *out_start;  /* num_vertices + 1 */
+    int32_t *arc_head;   /* num_arcs */
+    int32_t *arc_cap;    /* num_arcs */
+    int32_t *arc_rcap;   /* num_arcs */
+    int32_t *in_start;   /* num_vertices + 1 */
+    int32_t *in_arc;     /* num_arcs: arc ids by head */
+    int32_t *in_tail;    /* num_arcs: tail of in_arc[i], kept for locality */
+    /* Input arc i maps to stored arc input_map[i] >> 1, in its own
+     * direction when the low bit is 0 and against it when 1; -1 for a
+     * dropped self-loop. NULL when the graph was not built from a list. */
+    int32_t *input_map;
+    int32_t num_input_arcs;
+    /* Flow already routed outside the arcs (pre-cancelled terminal
+     * capacity of grid networks); added to the value engines find. */
+    int64_t flow_offset;
+} mf_graph;
+
+typedef struct mf_build_options {
+    int merge_antiparallel; /* pair u->v with v->u into one stored arc */
+} mf_build_options;
+
+/* Builds the CSR graph from an arc list. Self-loops are dropped, parallel
+ * arcs kept. opt may be NULL (merging on). */
+int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
+                       mf_graph *g, mf_error *err);
+
+/* For builders that know the degree structure (graphbuild): allocates the
+ * arrays for n vertices and m arcs; the caller fills out_start, arc_head,
+ * arc_cap and arc_rcap, then calls mf_graph_finish() to derive the
+ * reverse CSR. */
+int mf_graph_alloc(mf_graph *g, int32_t num_vertices, int32_t num_arcs);
+int mf_graph_finish(mf_graph *g, mf_error *err);
+void mf_graph_free(mf_graph *g);
+
+/* Tail of arc a, by binary search on out_start (O(log n)). */
+int32_t mf_arc_tail(const mf_graph *g, int32_t a);
+
+/* ---------------------------------------------------------------------
+ * Solving */
+typedef enum { MF_ENGINE_AUTO = 0, MF_ENGINE_CPU, MF_ENGINE_GPU } mf_engine;
+
+typedef struct mf_options {
+    mf_engine engine;
+    int phase2;          /* 1: make a valid flow on every arc */
+    int device;          /* CUDA device ordinal for the GPU engine */
+    int verbose_notice;  /* unused by the library; reserved for callers */
+    /* Global relabel frequency of the GPU engine in push-relabel rounds;
+     * 0 picks ecl-maxflow's max(100, V^2 / (1000 E)) scaled adaptively. */
+    int32_t gpu_relabel_interval;
+} mf_options;
+
+void mf_options_default(mf_options *opt);
+
+typedef struct mf_stats {
+    double solve_seconds;       /* engine time, both phases */
+    double phase1_seconds, phase2_seconds;
+    double upload_seconds;      /* GPU: host to device copy and setup */
+    double download_seconds;    /* GPU: results back */
+    int64_t pushes, relabels, global_relabels, rounds;
+    int engine_used;            /* MF_ENGINE_CPU or MF_ENGINE_GPU */
+    char device_name[128];
+} mf_stats;
+
+/* Result of a solve. flow[a] is the flow on stored arc a: after phase 2 a
+ * valid flow; after phase 1 alone a maximum preflow. source_side[v] is 1
+ * for vertices of the canonical minimum cut's source side: the vertices
+ * that cannot reach the sink in the final residual graph. That set is the
+ * same for every maximum flow, so all correct engines agree bit for bit. */
+typedef struct mf_result {
+    int64_t flow_value;   /* includes the graph's flow_offset */
+    int32_t *flow;        /* num_arcs */
+    uint8_t *source_side; /* num_vertices */
+    int32_t num_arcs, num_vertices;
+    mf_stats stats;
+} mf_result;
+
+void mf_result_free(mf_result *r);
+
+/* Solves with the engine named in opt (NULL: defaults). MF_ENGINE_AUTO
+ * takes the GPU when one is usable and the graph fits, else the CPU. */
+int mf_solve(const mf_graph *g, const mf_options *opt, mf_result *res,
+             mf_error *err);
+
+/* The CPU engine: highest-label push-relabel with global relabeling and
+ * the gap heuristic (Cherkassky & Goldberg's hi_pr design). */
+int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res,
+                 mf_error *err);
+
+/* GPU engine: a reusable solver object keeps device buffers between solves
+ * so that batches do not reallocate. Without CUDA support or a device,
+ * create returns MF_ERR_NO_DEVICE. */
+typedef struct mf_gpu_solver mf_gpu_solver;
+int mf_gpu_available(int *device_count);
+int mf_gpu_solver_create(int device, mf_gpu_solver **out, mf_error *err);
+/* Bytes of device memory a solve of g needs (estimate, before allocating). */
+size_t mf_gpu_memory_needed(const mf_graph *g);
+/* Free device memory on the solver's device. */
+int mf_gpu_memory_free(mf_gpu_solver *s, size_t *free_bytes);
+int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt,
+                 mf_result *res, mf_error *err);
+void mf_gpu_solver_destroy(mf_gpu_solver *s);
+/* 1 when this library was built with the CUDA engine. */
+int mf_gpu_compiled(void);
+
+/* Canonical min cut from a maximum (pre)flow: backward BFS from the sink
+ * over residual arcs; source_side[v] = 1 for vertices not reached. */
+int mf_min_cut(const mf_graph *g, const int32_t *flow, uint8_t *source_side);
+
+/* Certificate check, O(n + m): every flow within its bounds; conservation
+ * at every vertex but source and sink when phase2 (a flow), non-negative
+ * excess when not (a preflow); the cut is a cut (source in, sink out) with
+ * no residual arc leaving it; and cut capacity == flow value. */
+int mf_verify(const mf_graph *g, const mf_result *res, int phase2,
+              mf_error *err);
+
+/* Flow on input arc i of the list the graph was built from (phase 2). */
+int32_t mf_input_arc_flow(const mf_graph *g, const int32_t *flow, int32_t i);
+
+/* ---------------------------------------------------------------------
+ * Generators of the classic families (ecl-maxflow section V-C); all
+ * deterministic from the seed. */
+int mf_gen_genrmf(int32_t a, int32_t b, int32_t c1, int32_t c2,
+                  uint64_t seed, mf_arclist *out);
+int mf_gen_washington_rlg(int32_t rows, int32_t cols, int32_t maxcap,
+                          uint64_t seed, mf_arclist *out);
+int mf_gen_acyclic_dense(int32_t n, uint64_t seed, mf_arclist *out);
+int mf_gen_grid(int32_t width, int32_t height, int connectivity,
+                uint64_t seed, mf_arclist *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

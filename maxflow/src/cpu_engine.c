@@ -1,0 +1,338 @@
+/* CPU engine: highest-label push-relabel with global relabeling and the
+ * gap heuristic, after Cherkassky & Goldberg's hi_pr. Phase 1 pushes
+ * toward the sink and yields the value and cut; phase 2 runs the same
+ * loop toward the source to return leftover excess, making a valid flow. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One residual arc; each stored arc appears twice (forward and reverse),
+ * sister links them. 12 bytes keeps a vertex's arcs in few cache lines. */
+typedef struct rarc {
+    int32_t head;
+    int32_t res;
+    int32_t sister;
+} rarc;
+
+typedef struct engine {
+    int32_t n;
+    int32_t *first;    /* n + 1 */
+    rarc *arcs;        /* 2m */
+    int32_t *fpos;     /* m: position of stored arc a's forward residual */
+    int64_t *excess;
+    int32_t *label;
+    int32_t *current;
+    int32_t *anext;    /* active lists, singly linked */
+    int32_t *inext, *iprev; /* inactive lists, doubly linked */
+    int32_t *active_head, *inactive_head; /* per label */
+    int32_t *queue;
+    int32_t target, blocked;
+    int32_t amax, dmax;
+    int64_t work;
+    int64_t pushes, relabels, global_relabels;
+} engine;
+
+#define NIL (-1)
+#define ALPHA 6
+#define BETA 12
+
+static void engine_free(engine *e)
+{
+    free(e->first);
+    free(e->arcs);
+    free(e->fpos);
+    free(e->excess);
+    free(e->label);
+    free(e->current);
+    free(e->anext);
+    free(e->inext);
+    free(e->iprev);
+    free(e->active_head);
+    free(e->inactive_head);
+    free(e->queue);
+}
+
+static int engine_init(engine *e, const mf_graph *g)
+{
+    int32_t n = g->num_vertices, m = g->num_arcs;
+    memset(e, 0, sizeof *e);
+    e->n = n;
+    e->first = malloc(sizeof(int32_t) * ((size_t)n + 1));
+    e->arcs = malloc(sizeof(rarc) * (2 * (size_t)m + 1));
+    e->fpos = malloc(sizeof(int32_t) * ((size_t)m + 1));
+    e->excess = calloc((size_t)n, sizeof(int64_t));
+    e->label = malloc(sizeof(int32_t) * (size_t)n);
+    e->current = malloc(sizeof(int32_t) * (size_t)n);
+    e->anext = malloc(sizeof(int32_t) * (size_t)n);
+    e->inext = malloc(sizeof(int32_t) * (size_t)n);
+    e->iprev = malloc(sizeof(int32_t) * (size_t)n);
+    e->active_head = malloc(sizeof(int32_t) * ((size_t)n + 1));
+    e->inactive_head = malloc(sizeof(int32_t) * ((size_t)n + 1));
+    e->queue = malloc(sizeof(int32_t) * (size_t)n);
+    if (!e->first || !e->arcs || !e->fpos || !e->excess || !e->label ||
+        !e->current || !e->anext || !e->inext || !e->iprev ||
+        !e->active_head || !e->inactive_head || !e->queue)
+        return MF_ERR_NOMEM;
+    for (int32_t d = 0; d <= n; d++)
+        e->active_head[d] = e->inactive_head[d] = NIL;
+    e->first[0] = 0;
+    for (int32_t v = 0; v < n; v++)
+        e->first[v + 1] = e->first[v] + (g->out_start[v + 1] - g->out_start[v]) +
+                          (g->in_start[v + 1] - g->in_start[v]);
+    for (int32_t u = 0; u < n; u++) {
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t pos = e->first[u] + (a - g->out_start[u]);
+            e->fpos[a] = pos;
+            e->arcs[pos].head = g->arc_head[a];
+            e->arcs[pos].res = g->arc_cap[a];
+        }
+    }
+    for (int32_t v = 0; v < n; v++) {
+        int32_t base = e->first[v] + (g->out_start[v + 1] - g->out_start[v]);
+        for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
+            int32_t a = g->in_arc[i];
+            int32_t pos = base + (i - g->in_start[v]);
+            int32_t fp = e->fpos[a];
+            e->arcs[pos].head = g->in_tail[i];
+            e->arcs[pos].res = g->arc_rcap[a];
+            e->arcs[pos].sister = fp;
+            e->arcs[fp].sister = pos;
+        }
+    }
+    return MF_OK;
+}
+
+static inline void active_add(engine *e, int32_t v, int32_t d)
+{
+    e->anext[v] = e->active_head[d];
+    e->active_head[d] = v;
+    if (d > e->amax)
+        e->amax = d;
+    if (d > e->dmax)
+        e->dmax = d;
+}
+
+static inline void inactive_add(engine *e, int32_t v, int32_t d)
+{
+    int32_t h = e->inactive_head[d];
+    e->inext[v] = h;
+    e->iprev[v] = NIL;
+    if (h != NIL)
+        e->iprev[h] = v;
+    e->inactive_head[d] = v;
+    if (d > e->dmax)
+        e->dmax = d;
+}
+
+static inline void inactive_remove(engine *e, int32_t v, int32_t d)
+{
+    if (e->iprev[v] != NIL)
+        e->inext[e->iprev[v]] = e->inext[v];
+    else
+        e->inactive_head[d] = e->inext[v];
+    if (e->inext[v] != NIL)
+        e->iprev[e->inext[v]] = e->iprev[v];
+}
+
+/* Exact distances to the target in the residual graph (backward BFS);
+ * vertices that cannot reach it get label n and leave the game. */
+static void global_relabel(engine *e)
+{
+    int32_t n = e->n;
+    e->global_relabels++;
+    e->work = 0;
+    for (int32_t v = 0; v < n; v++)
+        e->label[v] = n;
+    for (int32_t d = 0; d <= e->dmax && d <= n; d++)
+        e->active_head[d] = e->inactive_head[d] = NIL;
+    e->amax = e->dmax = 0;
+    int32_t qh = 0, qt = 0;
+    e->label[e->target] = 0;
+    e->queue[qt++] = e->target;
+    while (qh < qt) {
+        int32_t w = e->queue[qh++];
+        int32_t dn = e->label[w] + 1;
+        for (int32_t r = e->first[w]; r < e->first[w + 1]; r++) {
+            int32_t x = e->arcs[r].head;
+            if (e->label[x] == n && e->arcs[e->arcs[r].sister].res > 0 &&
+                x != e->blocked) {
+                e->label[x] = dn;
+                e->queue[qt++] = x;
+            }
+        }
+    }
+    for (int32_t i = 1; i < qt; i++) {
+        int32_t v = e->queue[i];
+        e->current[v] = e->first[v];
+        if (e->excess[v] > 0)
+            active_add(e, v, e->label[v]);
+        else
+            inactive_add(e, v, e->label[v]);
+    }
+}
+
+/* All vertices above an emptied label can no longer reach the target. */
+static void gap(engine *e, int32_t empty)
+{
+    int32_t n = e->n;
+    for (int32_t d = empty + 1; d <= e->dmax; d++) {
+        for (int32_t v = e->inactive_head[d]; v != NIL; v = e->inext[v])
+            e->label[v] = n;
+        for (int32_t v = e->active_head[d]; v != NIL; v = e->anext[v])
+            e->label[v] = n;
+        e->inactive_head[d] = e->active_head[d] = NIL;
+    }
+    e->dmax = empty - 1;
+    if (e->amax > e->dmax)
+        e->amax = e->dmax;
+}
+
+/* Pushes v's excess along admissible arcs, relabeling until it is empty
+ * or leaves the game. */
+static void discharge(engine *e, int32_t v)
+{
+    int32_t n = e->n;
+    const int32_t end = e->first[v + 1];
+    for (;;) {
+        int32_t dv = e->label[v];
+        int32_t r = e->current[v];
+        for (; r < end; r++) {
+            rarc *arc = &e->arcs[r];
+            if (arc->res <= 0)
+                continue;
+            int32_t w = arc->head;
+            if (e->label[w] != dv - 1)
+                continue;
+            int64_t delta = e->excess[v] < arc->res ? e->excess[v] : arc->res;
+            arc->res -= (int32_t)delta;
+            e->arcs[arc->sister].res += (int32_t)delta;
+            e->pushes++;
+            if (e->excess[w] == 0 && w != e->target && w != e->blocked) {
+                inactive_remove(e, w, dv - 1);
+                active_add(e, w, dv - 1);
+            }
+            e->excess[w] += delta;
+            e->excess[v] -= delta;
+            if (e->excess[v] == 0)
+                break;
+        }
+        if (r < end) { /* emptied: keep the current arc, park v */
+            e->current[v] = r;
+            inactive_add(e, v, dv);
+            return;
+        }
+        /* relabel */
+        e->relabels++;
+        if (e->active_head[dv] == NIL && e->inactive_head[dv] == NIL) {
+            gap(e, dv);
+            e->label[v] = n;
+            return;
+        }
+        int32_t best = n, best_arc = e->first[v];
+        for (int32_t q = e->first[v]; q < end; q++) {
+            if (e->arcs[q].res > 0 && e->label[e->arcs[q].head] < best) {
+                best = e->label[e->arcs[q].head];
+                best_arc = q;
+            }
+        }
+        e->work += BETA + (end - e->first[v]);
+        best++;
+        if (best >= n) {
+            e->label[v] = n;
+            return;
+        }
+        e->label[v] = best;
+        e->current[v] = best_arc;
+        if (best > e->dmax)
+            e->dmax = best;
+    }
+}
+
+static void run_phase(engine *e, int64_t update_threshold)
+{
+    global_relabel(e);
+    while (e->amax >= 0) {
+        int32_t d = e->amax;
+        int32_t v = e->active_head[d];
+        if (v == NIL) {
+            e->amax--;
+            continue;
+        }
+        e->active_head[d] = e->anext[v];
+        discharge(e, v);
+        if (e->work > update_threshold)
+            global_relabel(e);
+    }
+}
+
+int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res,
+                 mf_error *err)
+{
+    mf_options defaults;
+    engine e;
+    int rc;
+    if (!opt) {
+        mf_options_default(&defaults);
+        opt = &defaults;
+    }
+    memset(res, 0, sizeof *res);
+    double t0 = mf_now();
+    rc = engine_init(&e, g);
+    if (rc == MF_OK)
+        rc = mf_result_alloc(res, g);
+    if (rc) {
+        engine_free(&e);
+        return mf_fail(err, rc, NULL, 0, "CPU engine: %s", mf_strerror(rc));
+    }
+    int32_t n = g->num_vertices, s = g->source, t = g->sink;
+    int64_t threshold = 2 * ((int64_t)ALPHA * n + g->num_arcs);
+
+    /* Phase 1: saturate every residual arc out of the source. */
+    for (int32_t r = e.first[s]; r < e.first[s + 1]; r++) {
+        rarc *arc = &e.arcs[r];
+        if (arc->res > 0 && arc->head != s) {
+            e.excess[arc->head] += arc->res;
+            e.excess[s] -= arc->res;
+            e.arcs[arc->sister].res += arc->res;
+            arc->res = 0;
+        }
+    }
+    e.target = t;
+    e.blocked = s;
+    run_phase(&e, threshold);
+    double t1 = mf_now();
+    res->flow_value = e.excess[t] + g->flow_offset;
+
+    if (opt->phase2) {
+        e.target = s;
+        e.blocked = t;
+        run_phase(&e, threshold);
+        for (int32_t v = 0; v < n; v++) {
+            if (v != s && v != t && e.excess[v] != 0) {
+                engine_free(&e);
+                mf_result_free(res);
+                return mf_fail(err, MF_ERR_INTERNAL, NULL, 0,
+                               "CPU engine: excess left at vertex %d after phase 2", v + 1);
+            }
+        }
+    }
+    double t2 = mf_now();
+    for (int32_t a = 0; a < g->num_arcs; a++)
+        res->flow[a] = g->arc_cap[a] - e.arcs[e.fpos[a]].res;
+    res->stats.phase1_seconds = t1 - t0;
+    res->stats.phase2_seconds = t2 - t1;
+    res->stats.solve_seconds = t2 - t0;
+    res->stats.pushes = e.pushes;
+    res->stats.relabels = e.relabels;
+    res->stats.global_relabels = e.global_relabels;
+    res->stats.engine_used = MF_ENGINE_CPU;
+    snprintf(res->stats.device_name, sizeof res->stats.device_name, "CPU");
+    engine_free(&e);
+    rc = mf_min_cut(g, res->flow, res->source_side);
+    if (rc) {
+        mf_result_free(res);
+        return mf_fail(err, rc, NULL, 0, "min cut: %s", mf_strerror(rc));
+    }
+    return MF_OK;
+}

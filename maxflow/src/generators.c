@@ -1,0 +1,227 @@
+/* Classic max-flow instance families, built from the descriptions in the
+ * ecl-maxflow paper (section V-C), plus an image-segmentation-like grid. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRY(expr)                 \
+    do {                          \
+        int rc_ = (expr);         \
+        if (rc_) {                \
+            mf_arclist_free(out); \
+            return rc_;           \
+        }                         \
+    } while (0)
+
+/* b frames of a x a grids; in-frame neighbours both ways with capacity
+ * c2*a*a; frame k connects one-to-one to frame k+1 through a random
+ * permutation with capacities in [c1, c2]. Source: corner of the first
+ * frame; sink: opposite corner of the last. */
+int mf_gen_genrmf(int32_t a, int32_t b, int32_t c1, int32_t c2, uint64_t seed,
+                  mf_arclist *out)
+{
+    memset(out, 0, sizeof *out);
+    if (a < 1 || b < 1 || c1 < 0 || c2 < c1)
+        return MF_ERR_INVALID;
+    int64_t frame = (int64_t)a * a, n = frame * b;
+    int64_t m = 4 * (int64_t)a * (a - 1) * b + frame * (b - 1);
+    if (n < 2 || n > INT32_MAX || m > (INT32_MAX >> 1) || (int64_t)c2 * frame > INT32_MAX)
+        return MF_ERR_TOO_LARGE;
+    int32_t inner = (int32_t)((int64_t)c2 * frame);
+    uint64_t rng = seed;
+    int32_t *perm = malloc(sizeof(int32_t) * (size_t)frame);
+    if (!perm)
+        return MF_ERR_NOMEM;
+    int rc = mf_arclist_init(out, (int32_t)n, (int32_t)m);
+    for (int32_t k = 0; rc == MF_OK && k < b; k++) {
+        int32_t base = (int32_t)(k * frame);
+        for (int32_t r = 0; r < a && rc == MF_OK; r++) {
+            for (int32_t c = 0; c < a && rc == MF_OK; c++) {
+                int32_t v = base + r * a + c;
+                if (c + 1 < a) {
+                    rc = mf_arclist_add(out, v, v + 1, inner);
+                    if (!rc) rc = mf_arclist_add(out, v + 1, v, inner);
+                }
+                if (r + 1 < a && !rc) {
+                    rc = mf_arclist_add(out, v, v + a, inner);
+                    if (!rc) rc = mf_arclist_add(out, v + a, v, inner);
+                }
+            }
+        }
+        if (k + 1 < b && rc == MF_OK) {
+            for (int32_t i = 0; i < frame; i++)
+                perm[i] = i;
+            for (int32_t i = (int32_t)frame - 1; i > 0; i--) {
+                int32_t j = mf_rng_range(&rng, 0, i);
+                int32_t t = perm[i]; perm[i] = perm[j]; perm[j] = t;
+            }
+            for (int32_t i = 0; i < frame && rc == MF_OK; i++)
+                rc = mf_arclist_add(out, base + i, base + (int32_t)frame + perm[i],
+                                    mf_rng_range(&rng, c1, c2));
+        }
+    }
+    free(perm);
+    if (rc) {
+        mf_arclist_free(out);
+        return rc;
+    }
+    out->source = 0;
+    out->sink = (int32_t)(n - 1);
+    return MF_OK;
+}
+
+/* cols levels of rows vertices; each vertex links to three random vertices
+ * of the next level (capacities in [1, maxcap]); the source feeds the first
+ * level and the last level drains to the sink at 3*maxcap. */
+int mf_gen_washington_rlg(int32_t rows, int32_t cols, int32_t maxcap, uint64_t seed,
+                          mf_arclist *out)
+{
+    memset(out, 0, sizeof *out);
+    if (rows < 1 || cols < 1 || maxcap < 1 || (int64_t)maxcap * 3 > INT32_MAX)
+        return MF_ERR_INVALID;
+    int64_t n = (int64_t)rows * cols + 2;
+    int64_t m = 3 * (int64_t)rows * (cols - 1) + 2 * (int64_t)rows;
+    if (n > INT32_MAX || m > (INT32_MAX >> 1))
+        return MF_ERR_TOO_LARGE;
+    int32_t s = (int32_t)(n - 2), t = (int32_t)(n - 1);
+    uint64_t rng = seed;
+    TRY(mf_arclist_init(out, (int32_t)n, (int32_t)m));
+    for (int32_t i = 0; i < rows; i++)
+        TRY(mf_arclist_add(out, s, i, 3 * maxcap));
+    for (int32_t j = 0; j + 1 < cols; j++)
+        for (int32_t i = 0; i < rows; i++)
+            for (int k = 0; k < 3; k++)
+                TRY(mf_arclist_add(out, j * rows + i, (j + 1) * rows + mf_rng_range(&rng, 0, rows - 1),
+                                   mf_rng_range(&rng, 1, maxcap)));
+    for (int32_t i = 0; i < rows; i++)
+        TRY(mf_arclist_add(out, (cols - 1) * rows + i, t, 3 * maxcap));
+    out->source = s;
+    out->sink = t;
+    return MF_OK;
+}
+
+/* Complete DAG: i -> j for every i < j, capacities in [1, 10000]. */
+int mf_gen_acyclic_dense(int32_t n, uint64_t seed, mf_arclist *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n < 2)
+        return MF_ERR_INVALID;
+    int64_t m = (int64_t)n * (n - 1) / 2;
+    if (m > (INT32_MAX >> 1))
+        return MF_ERR_TOO_LARGE;
+    uint64_t rng = seed;
+    TRY(mf_arclist_init(out, n, (int32_t)m));
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = i + 1; j < n; j++)
+            TRY(mf_arclist_add(out, i, j, mf_rng_range(&rng, 1, 10000)));
+    out->source = 0;
+    out->sink = n - 1;
+    return MF_OK;
+}
+
+/* Image-segmentation-like grid: a smooth random image (bilinear value
+ * noise plus grain), contrast-weighted n-links lambda*exp(-beta*dI^2)/dist,
+ * one pre-cancelled terminal arc per pixel from two intensity models, and
+ * hard seeds (a centre patch to the source, the border to the sink).
+ * Pixels are vertices 0..W*H-1 in row-major order; source W*H, sink W*H+1. */
+int mf_gen_grid(int32_t width, int32_t height, int connectivity, uint64_t seed,
+                mf_arclist *out)
+{
+    memset(out, 0, sizeof *out);
+    if (width < 2 || height < 2 || (connectivity != 4 && connectivity != 8))
+        return MF_ERR_INVALID;
+    int64_t px = (int64_t)width * height;
+    int64_t per = connectivity == 4 ? 4 : 8;
+    int64_t m = px * per + px;
+    if (px + 2 > INT32_MAX || m > (INT32_MAX >> 1))
+        return MF_ERR_TOO_LARGE;
+    uint64_t rng = seed;
+    const int cell = 32;
+    int32_t gw = width / cell + 2, gh = height / cell + 2;
+    float *lattice = malloc(sizeof(float) * (size_t)gw * (size_t)gh);
+    float *img = malloc(sizeof(float) * (size_t)px);
+    if (!lattice || !img) {
+        free(lattice);
+        free(img);
+        return MF_ERR_NOMEM;
+    }
+    for (int32_t i = 0; i < gw * gh; i++)
+        lattice[i] = (float)(mf_rng_next(&rng) >> 40) / (float)(1 << 24);
+    for (int32_t y = 0; y < height; y++) {
+        for (int32_t x = 0; x < width; x++) {
+            float fx = (float)x / cell, fy = (float)y / cell;
+            int32_t ix = (int32_t)fx, iy = (int32_t)fy;
+            float tx = fx - ix, ty = fy - iy;
+            float v00 = lattice[iy * gw + ix], v01 = lattice[iy * gw + ix + 1];
+            float v10 = lattice[(iy + 1) * gw + ix], v11 = lattice[(iy + 1) * gw + ix + 1];
+            float v = (1 - ty) * ((1 - tx) * v00 + tx * v01) + ty * ((1 - tx) * v10 + tx * v11);
+            float grain = ((float)(mf_rng_next(&rng) >> 40) / (float)(1 << 24) - 0.5f) * 0.1f;
+            img[(int64_t)y * width + x] = v + grain;
+        }
+    }
+    static const int dx8[4] = {1, 0, 1, -1}, dy8[4] = {0, 1, 1, 1};
+    int nd = connectivity == 4 ? 2 : 4;
+    double sum = 0;
+    int64_t cnt = 0;
+    for (int32_t y = 0; y < height; y++)
+        for (int32_t x = 0; x < width; x++)
+            for (int d = 0; d < nd; d++) {
+                int32_t qx = x + dx8[d], qy = y + dy8[d];
+                if (qx < 0 || qx >= width || qy >= height)
+                    continue;
+                double diff = img[(int64_t)y * width + x] - img[(int64_t)qy * width + qx];
+                sum += diff * diff;
+                cnt++;
+            }
+    double beta = cnt && sum > 0 ? 1.0 / (2.0 * sum / (double)cnt) : 1.0;
+    const double lambda = 50.0;
+    int32_t s = (int32_t)px, t = (int32_t)px + 1;
+    int32_t hard = (int32_t)(lambda * 8 + 1);
+    int rc = mf_arclist_init(out, (int32_t)px + 2, (int32_t)m);
+    for (int32_t y = 0; y < height && rc == MF_OK; y++) {
+        for (int32_t x = 0; x < width && rc == MF_OK; x++) {
+            int32_t p = y * width + x;
+            float ip = img[p];
+            for (int d = 0; d < nd && rc == MF_OK; d++) {
+                int32_t qx = x + dx8[d], qy = y + dy8[d];
+                if (qx < 0 || qx >= width || qy >= height)
+                    continue;
+                int32_t q = qy * width + qx;
+                double diff = ip - img[q];
+                double dist = (dx8[d] && dy8[d]) ? 1.41421356 : 1.0;
+                int32_t w = (int32_t)(lambda * exp(-beta * diff * diff) / dist + 0.5);
+                rc = mf_arclist_add(out, p, q, w);
+                if (!rc)
+                    rc = mf_arclist_add(out, q, p, w);
+            }
+            if (rc)
+                break;
+            /* t-links: negative log-likelihoods of two intensity Gaussians */
+            double dfg = (ip - 0.7) * (ip - 0.7) / (2 * 0.04);
+            double dbg = (ip - 0.3) * (ip - 0.3) / (2 * 0.04);
+            int32_t to_src = (int32_t)(10.0 * dbg + 0.5), to_snk = (int32_t)(10.0 * dfg + 0.5);
+            int centre = x > width * 7 / 16 && x < width * 9 / 16 && y > height * 7 / 16 &&
+                         y < height * 9 / 16;
+            int border = x == 0 || y == 0 || x == width - 1 || y == height - 1;
+            if (centre)
+                rc = mf_arclist_add(out, s, p, hard);
+            else if (border)
+                rc = mf_arclist_add(out, p, t, hard);
+            else if (to_src > to_snk)
+                rc = mf_arclist_add(out, s, p, to_src - to_snk);
+            else if (to_snk > to_src)
+                rc = mf_arclist_add(out, p, t, to_snk - to_src);
+        }
+    }
+    free(lattice);
+    free(img);
+    if (rc) {
+        mf_arclist_free(out);
+        return rc;
+    }
+    out->source = s;
+    out->sink = t;
+    return MF_OK;
+}

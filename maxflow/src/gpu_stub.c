@@ -1,0 +1,40 @@
+/* GPU entry points for builds without CUDA: every call says so. */
+#include "internal.h"
+
+int mf_gpu_compiled(void) { return 0; }
+
+int mf_gpu_available(int *device_count)
+{
+    if (device_count)
+        *device_count = 0;
+    return MF_ERR_NO_DEVICE;
+}
+
+int mf_gpu_solver_create(int device, mf_gpu_solver **out, mf_error *err)
+{
+    (void)device;
+    *out = NULL;
+    return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
+}
+
+size_t mf_gpu_memory_needed(const mf_graph *g)
+{
+    (void)g;
+    return 0;
+}
+
+int mf_gpu_memory_free(mf_gpu_solver *s, size_t *free_bytes)
+{
+    (void)s;
+    *free_bytes = 0;
+    return MF_ERR_NO_DEVICE;
+}
+
+int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt,
+                 mf_result *res, mf_error *err)
+{
+    (void)s; (void)g; (void)opt; (void)res;
+    return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
+}
+
+void mf_gpu_solver_destroy(mf_gpu_solver *s) { (void)s; }

@@ -1,0 +1,416 @@
+/* CSR flow network: construction from arc lists, reverse CSR, results. */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int mf_fail(mf_error *err, int code, const char *file, int64_t line,
+            const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->code = code;
+        err->line = line;
+        snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+double mf_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int mf_arclist_init(mf_arclist *list, int32_t num_vertices, int32_t reserve)
+{
+    memset(list, 0, sizeof *list);
+    if (num_vertices < 0 || reserve < 0)
+        return MF_ERR_INVALID;
+    list->num_vertices = num_vertices;
+    list->source = list->sink = -1;
+    if (reserve < 16)
+        reserve = 16;
+    list->tail = malloc(sizeof(int32_t) * (size_t)reserve);
+    list->head = malloc(sizeof(int32_t) * (size_t)reserve);
+    list->cap = malloc(sizeof(int32_t) * (size_t)reserve);
+    if (!list->tail || !list->head || !list->cap) {
+        mf_arclist_free(list);
+        return MF_ERR_NOMEM;
+    }
+    list->capacity = reserve;
+    return MF_OK;
+}
+
+int mf_arclist_add(mf_arclist *list, int32_t tail, int32_t head, int32_t cap)
+{
+    if (list->num_arcs == list->capacity) {
+        int64_t grown = (int64_t)list->capacity * 2;
+        if (grown > INT32_MAX)
+            grown = INT32_MAX;
+        if (grown <= list->capacity)
+            return MF_ERR_TOO_LARGE;
+        int32_t *t = realloc(list->tail, sizeof(int32_t) * (size_t)grown);
+        if (!t)
+            return MF_ERR_NOMEM;
+        list->tail = t;
+        t = realloc(list->head, sizeof(int32_t) * (size_t)grown);
+        if (!t)
+            return MF_ERR_NOMEM;
+        list->head = t;
+        t = realloc(list->cap, sizeof(int32_t) * (size_t)grown);
+        if (!t)
+            return MF_ERR_NOMEM;
+        list->cap = t;
+        list->capacity = (int32_t)grown;
+    }
+    list->tail[list->num_arcs] = tail;
+    list->head[list->num_arcs] = head;
+    list->cap[list->num_arcs] = cap;
+    list->num_arcs++;
+    return MF_OK;
+}
+
+void mf_arclist_free(mf_arclist *list)
+{
+    free(list->tail);
+    free(list->head);
+    free(list->cap);
+    memset(list, 0, sizeof *list);
+}
+
+int mf_graph_alloc(mf_graph *g, int32_t n, int32_t m)
+{
+    memset(g, 0, sizeof *g);
+    if (n < 2 || m < 0)
+        return MF_ERR_INVALID;
+    if (m > (INT32_MAX >> 1))
+        return MF_ERR_TOO_LARGE; /* input_map packs a direction bit */
+    g->num_vertices = n;
+    g->num_arcs = m;
+    g->source = 0;
+    g->sink = n - 1;
+    size_t mm = m ? (size_t)m : 1;
+    g->out_start = calloc((size_t)n + 1, sizeof(int32_t));
+    g->in_start = calloc((size_t)n + 1, sizeof(int32_t));
+    g->arc_head = malloc(mm * sizeof(int32_t));
+    g->arc_cap = malloc(mm * sizeof(int32_t));
+    g->arc_rcap = malloc(mm * sizeof(int32_t));
+    g->in_arc = malloc(mm * sizeof(int32_t));
+    g->in_tail = malloc(mm * sizeof(int32_t));
+    if (!g->out_start || !g->in_start || !g->arc_head || !g->arc_cap ||
+        !g->arc_rcap || !g->in_arc || !g->in_tail) {
+        mf_graph_free(g);
+        return MF_ERR_NOMEM;
+    }
+    return MF_OK;
+}
+
+void mf_graph_free(mf_graph *g)
+{
+    free(g->out_start);
+    free(g->arc_head);
+    free(g->arc_cap);
+    free(g->arc_rcap);
+    free(g->in_start);
+    free(g->in_arc);
+    free(g->in_tail);
+    free(g->input_map);
+    memset(g, 0, sizeof *g);
+}
+
+int mf_graph_finish(mf_graph *g, mf_error *err)
+{
+    int32_t n = g->num_vertices, m = g->num_arcs;
+    if (g->source < 0 || g->source >= n || g->sink < 0 || g->sink >= n ||
+        g->source == g->sink)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0,
+                       "source and sink must be two distinct vertices");
+    if (g->out_start[0] != 0 || g->out_start[n] != m)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "inconsistent CSR offsets");
+    memset(g->in_start, 0, sizeof(int32_t) * ((size_t)n + 1));
+    for (int32_t a = 0; a < m; a++) {
+        int32_t v = g->arc_head[a];
+        if (v < 0 || v >= n)
+            return mf_fail(err, MF_ERR_INVALID, NULL, 0, "arc head out of range");
+        if (g->arc_cap[a] < 0 || g->arc_rcap[a] < 0 ||
+            (int64_t)g->arc_cap[a] + g->arc_rcap[a] > INT32_MAX)
+            return mf_fail(err, MF_ERR_INVALID, NULL, 0,
+                           "arc capacity out of range");
+        g->in_start[v + 1]++;
+    }
+    for (int32_t v = 0; v < n; v++)
+        g->in_start[v + 1] += g->in_start[v];
+    int32_t *fill = malloc(sizeof(int32_t) * (size_t)n);
+    if (!fill)
+        return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+    memcpy(fill, g->in_start, sizeof(int32_t) * (size_t)n);
+    for (int32_t u = 0; u < n; u++) {
+        if (g->out_start[u + 1] < g->out_start[u]) {
+            free(fill);
+            return mf_fail(err, MF_ERR_INVALID, NULL, 0,
+                           "inconsistent CSR offsets");
+        }
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t pos = fill[g->arc_head[a]]++;
+            g->in_arc[pos] = a;
+            g->in_tail[pos] = u;
+        }
+    }
+    free(fill);
+    return MF_OK;
+}
+
+int32_t mf_arc_tail(const mf_graph *g, int32_t a)
+{
+    int32_t lo = 0, hi = g->num_vertices; /* out_start[lo] <= a < out_start[hi] */
+    while (hi - lo > 1) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (g->out_start[mid] <= a)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Arcs of one tail sorted by head so that antiparallel partners can be
+ * found by binary search. */
+static int cmp_by_head(const void *x, const void *y, void *ctx)
+{
+    const int32_t *head = ctx;
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    if (head[a] != head[b])
+        return head[a] < head[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* qsort_r is not C11; a small insertion/heap hybrid keeps us portable. */
+static void sort_ids_by_head(int32_t *ids, int32_t count, const int32_t *head)
+{
+    if (count < 24) {
+        for (int32_t i = 1; i < count; i++) {
+            int32_t x = ids[i], j = i - 1;
+            while (j >= 0 && cmp_by_head(&ids[j], &x, (void *)head) > 0) {
+                ids[j + 1] = ids[j];
+                j--;
+            }
+            ids[j + 1] = x;
+        }
+        return;
+    }
+    /* heap sort */
+    for (int32_t start = count / 2 - 1; start >= 0; start--) {
+        int32_t root = start;
+        for (;;) {
+            int32_t child = 2 * root + 1;
+            if (child >= count)
+                break;
+            if (child + 1 < count &&
+                cmp_by_head(&ids[child], &ids[child + 1], (void *)head) < 0)
+                child++;
+            if (cmp_by_head(&ids[root], &ids[child], (void *)head) >= 0)
+                break;
+            int32_t t = ids[root]; ids[root] = ids[child]; ids[child] = t;
+            root = child;
+        }
+    }
+    for (int32_t end = count - 1; end > 0; end--) {
+        int32_t t = ids[0]; ids[0] = ids[end]; ids[end] = t;
+        int32_t root = 0;
+        for (;;) {
+            int32_t child = 2 * root + 1;
+            if (child >= end)
+                break;
+            if (child + 1 < end &&
+                cmp_by_head(&ids[child], &ids[child + 1], (void *)head) < 0)
+                child++;
+            if (cmp_by_head(&ids[root], &ids[child], (void *)head) >= 0)
+                break;
+            t = ids[root]; ids[root] = ids[child]; ids[child] = t;
+            root = child;
+        }
+    }
+}
+
+int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
+                       mf_graph *g, mf_error *err)
+{
+    int merge = opt ? opt->merge_antiparallel : 1;
+    int32_t n = list->num_vertices, m_in = list->num_arcs;
+    int32_t *by_tail = NULL, *tstart = NULL, *partner = NULL;
+    int rc = MF_OK;
+    memset(g, 0, sizeof *g);
+    if (n < 2)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "a network needs two vertices");
+    if (list->source < 0 || list->source >= n || list->sink < 0 ||
+        list->sink >= n || list->source == list->sink)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0,
+                       "source and sink must be two distinct vertices");
+    size_t mm = m_in ? (size_t)m_in : 1;
+    by_tail = malloc(mm * sizeof(int32_t));
+    tstart = calloc((size_t)n + 1, sizeof(int32_t));
+    partner = malloc(mm * sizeof(int32_t));
+    if (!by_tail || !tstart || !partner) {
+        rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    for (int32_t i = 0; i < m_in; i++) {
+        int32_t u = list->tail[i], v = list->head[i];
+        if (u < 0 || u >= n || v < 0 || v >= n || list->cap[i] < 0) {
+            rc = mf_fail(err, MF_ERR_INVALID, NULL, 0, "arc %d is invalid", i + 1);
+            goto done;
+        }
+        tstart[u + 1]++;
+        partner[i] = -1;
+    }
+    for (int32_t v = 0; v < n; v++)
+        tstart[v + 1] += tstart[v];
+    {
+        int32_t *cursor = malloc(sizeof(int32_t) * (size_t)n);
+        if (!cursor) {
+            rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+            goto done;
+        }
+        memcpy(cursor, tstart, sizeof(int32_t) * (size_t)n);
+        for (int32_t i = 0; i < m_in; i++)
+            by_tail[cursor[list->tail[i]]++] = i;
+        free(cursor);
+    }
+    if (merge) {
+        for (int32_t u = 0; u < n; u++)
+            sort_ids_by_head(by_tail + tstart[u], tstart[u + 1] - tstart[u],
+                             list->head);
+        /* Pair each arc u->v (u < v) with an unpaired v->u. Pairs are
+         * formed in order among equal heads, so parallel arcs pair 1:1. */
+        for (int32_t u = 0; u < n; u++) {
+            for (int32_t k = tstart[u]; k < tstart[u + 1]; k++) {
+                int32_t i = by_tail[k], v = list->head[i];
+                if (v <= u)
+                    continue;
+                int32_t lo = tstart[v], hi = tstart[v + 1];
+                while (lo < hi) { /* first arc of v with head >= u */
+                    int32_t mid = lo + (hi - lo) / 2;
+                    if (list->head[by_tail[mid]] < u)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                for (; lo < tstart[v + 1] && list->head[by_tail[lo]] == u; lo++) {
+                    int32_t j = by_tail[lo];
+                    if (partner[j] < 0 &&
+                        (int64_t)list->cap[i] + list->cap[j] <= INT32_MAX) {
+                        partner[j] = i;
+                        partner[i] = j;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    /* Count stored arcs: self-loops dropped; of a pair, the arc with the
+     * smaller tail is stored. */
+    int64_t m = 0;
+    for (int32_t i = 0; i < m_in; i++) {
+        int32_t u = list->tail[i], v = list->head[i];
+        if (u == v)
+            continue;
+        if (partner[i] >= 0 && u > v)
+            continue;
+        m++;
+    }
+    if (m > (INT32_MAX >> 1)) {
+        rc = mf_fail(err, MF_ERR_TOO_LARGE, NULL, 0, "too many arcs");
+        goto done;
+    }
+    rc = mf_graph_alloc(g, n, (int32_t)m);
+    if (rc) {
+        mf_fail(err, rc, NULL, 0, "%s", mf_strerror(rc));
+        goto done;
+    }
+    g->source = list->source;
+    g->sink = list->sink;
+    g->num_input_arcs = m_in;
+    g->input_map = malloc(mm * sizeof(int32_t));
+    if (!g->input_map) {
+        rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    {
+        int32_t a = 0;
+        for (int32_t u = 0; u < n; u++) {
+            g->out_start[u] = a;
+            for (int32_t k = tstart[u]; k < tstart[u + 1]; k++) {
+                int32_t i = by_tail[k], v = list->head[i];
+                if (v == u) {
+                    g->input_map[i] = -1;
+                    continue;
+                }
+                if (partner[i] >= 0 && u > v)
+                    continue;
+                g->arc_head[a] = v;
+                g->arc_cap[a] = list->cap[i];
+                g->arc_rcap[a] = partner[i] >= 0 ? list->cap[partner[i]] : 0;
+                g->input_map[i] = 2 * a;
+                if (partner[i] >= 0)
+                    g->input_map[partner[i]] = 2 * a + 1;
+                a++;
+            }
+        }
+        g->out_start[n] = a;
+    }
+    rc = mf_graph_finish(g, err);
+done:
+    free(by_tail);
+    free(tstart);
+    free(partner);
+    if (rc)
+        mf_graph_free(g);
+    return rc;
+}
+
+int32_t mf_input_arc_flow(const mf_graph *g, const int32_t *flow, int32_t i)
+{
+    if (!g->input_map || i < 0 || i >= g->num_input_arcs || g->input_map[i] < 0)
+        return 0;
+    int32_t a = g->input_map[i] >> 1;
+    int32_t f = flow[a];
+    if (g->input_map[i] & 1)
+        return f < 0 ? -f : 0;
+    return f > 0 ? f : 0;
+}
+
+void mf_options_default(mf_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->engine = MF_ENGINE_AUTO;
+    opt->phase2 = 0;
+}
+
+int mf_result_alloc(mf_result *r, const mf_graph *g)
+{
+    memset(r, 0, sizeof *r);
+    r->flow = calloc(g->num_arcs ? (size_t)g->num_arcs : 1, sizeof(int32_t));
+    r->source_side = calloc((size_t)g->num_vertices, 1);
+    r->num_arcs = g->num_arcs;
+    r->num_vertices = g->num_vertices;
+    if (!r->flow || !r->source_side) {
+        mf_result_free(r);
+        return MF_ERR_NOMEM;
+    }
+    return MF_OK;
+}
+
+void mf_result_free(mf_result *r)
+{
+    free(r->flow);
+    free(r->source_side);
+    memset(r, 0, sizeof *r);
+}

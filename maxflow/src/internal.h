@@ -1,0 +1,45 @@
+/* Helpers shared by the maxflow library's translation units. */
+#ifndef FLOWCUT_MAXFLOW_INTERNAL_H
+#define FLOWCUT_MAXFLOW_INTERNAL_H
+
+#include "flowcut/maxflow.h"
+
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fills err (when not NULL) and returns code, so that callers can write
+ * `return mf_fail(err, MF_ERR_PARSE, file, line, "...")`. */
+int mf_fail(mf_error *err, int code, const char *file, int64_t line,
+            const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+double mf_now(void);
+
+int mf_result_alloc(mf_result *r, const mf_graph *g);
+
+/* splitmix64: small, fast, and identical on every platform. */
+static inline uint64_t mf_rng_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform integer in [lo, hi]. */
+static inline int32_t mf_rng_range(uint64_t *state, int32_t lo, int32_t hi)
+{
+    uint64_t span = (uint64_t)((int64_t)hi - lo + 1);
+    return (int32_t)(lo + (int64_t)(mf_rng_next(state) % span));
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
