@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# One device call: build with CUDA, run every test (GPU ones included),
+# compute-sanitizer memcheck and racecheck on small instances, then the
+# benchmarks; a short table is printed last. Logs go to $OUT when set.
+#   tests/bench/gpu_check.sh [STEP...]   steps: build test sanitize bench segbench (default: all)
+# Needs cmocka where the machine has none: unpack Debian's libcmocka .debs
+# into .deps/root (see README, "GPU checks") and carry .deps.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+OUT=${OUT:-/tmp/flowcut-gpu-check}
+mkdir -p "$OUT"
+DEPS=$ROOT/.deps/root/usr
+export LD_LIBRARY_PATH=$DEPS/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PATH=/usr/local/cuda/bin:$PATH
+BUILD=$ROOT/build-gpu
+STEPS=${*:-build test sanitize bench}
+SUMMARY=$OUT/summary.txt
+: >"$SUMMARY"
+note() { echo "$*" | tee -a "$SUMMARY"; }
+
+has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader 2>/dev/null | sed 's/^/device: /' | tee -a "$SUMMARY"
+
+if has build; then
+    t0=$(date +%s)
+    cmake -S . -B "$BUILD" -DFLOWCUT_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_PREFIX_PATH="$DEPS" -DCMAKE_INCLUDE_PATH="$DEPS/include" \
+        -DCMAKE_LIBRARY_PATH="$DEPS/lib/x86_64-linux-gnu" >"$OUT/configure.log" 2>&1 &&
+        cmake --build "$BUILD" -j"$(nproc)" >"$OUT/build.log" 2>&1
+    rc=$?
+    note "build: rc=$rc in $(( $(date +%s) - t0 )) s"
+    [ $rc -eq 0 ] || { tail -30 "$OUT/configure.log" "$OUT/build.log"; exit 1; }
+fi
+
+if has test; then
+    (cd "$BUILD" && timeout 400 ctest --output-on-failure -j4 >"$OUT/ctest.log" 2>&1)
+    rc=$?
+    note "ctest: rc=$rc; $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
+    grep -E 'Skipped|Failed|compared' "$OUT/ctest.log" | head -10
+    [ $rc -eq 0 ] || tail -40 "$OUT/ctest.log"
+fi
+
+if has sanitize; then
+    F=$BUILD/segment/flowcut
+    "$F" generate grid --width 64 --height 48 --connectivity 8 -o /tmp/san-grid.max -f
+    "$F" generate genrmf -a 6 -b 6 -o /tmp/san-rmf.max -f
+    for tool in memcheck racecheck; do
+        for f in /tmp/san-grid.max /tmp/san-rmf.max tests/data/max_flow7.dat; do
+            timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$F" maxflow --engine gpu --flow --verify "$f" \
+                >"$OUT/san-$tool-$(basename "$f").log" 2>&1
+            rc=$?
+            note "compute-sanitizer $tool $(basename "$f"): rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-$(basename "$f").log" | head -1)"
+        done
+    done
+fi
+
+if has bench; then
+    timeout 420 "$BUILD/tests/bench/bench_maxflow" --suite gpu --repeats ${BENCH_REPEATS:-5} ${BENCH_ARGS:-} \
+        >"$OUT/bench_maxflow.txt" 2>&1
+    note "bench_maxflow: rc=$?"
+    cat "$OUT/bench_maxflow.txt" >>"$SUMMARY"
+fi
+
+if has segbench && [ -x "$BUILD/tests/bench/bench_segment" ]; then
+    timeout 300 "$BUILD/tests/bench/bench_segment" ${SEGBENCH_ARGS:-} >"$OUT/bench_segment.txt" 2>&1
+    note "bench_segment: rc=$?"
+    cat "$OUT/bench_segment.txt" >>"$SUMMARY"
+fi
+
+echo "==================== summary"
+cat "$SUMMARY"

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# CLI tests of `flowcut maxflow` and `flowcut generate`: exit codes, output,
+# error messages with FILE:LINE, atomic outputs.
+set -u
+FLOWCUT=${1:?usage: test_maxflow_cli.sh FLOWCUT}
+HERE=$(cd "$(dirname "$0")" && pwd)
+DATA=$HERE/../data
+. "$HERE/lib.sh"
+
+# known values, both engines' entry points
+tail -n +2 "$DATA/EXPECTED.tsv" | while IFS=$'\t' read -r file nodes arcs s t value rest; do
+    echo "s $value" >"$TMPD/want"
+    "$FLOWCUT" maxflow --verify "$DATA/$file" >"$TMPD/got" 2>"$TMPD/err" || echo "FAIL: $file exit" >>"$TMPD/bad"
+    cmp -s "$TMPD/want" "$TMPD/got" || echo "FAIL: $file value $(cat "$TMPD/got")" >>"$TMPD/bad"
+    "$FLOWCUT" maxflow --verify --flow --engine cpu "$DATA/$file" >"$TMPD/flow" 2>"$TMPD/err" || echo "FAIL: $file --flow exit" >>"$TMPD/bad"
+    [ "$(grep -c '^f ' "$TMPD/flow")" -eq "$arcs" ] || echo "FAIL: $file f-line count" >>"$TMPD/bad"
+done
+if [ -s "$TMPD/bad" ]; then cat "$TMPD/bad"; FAILS=$((FAILS + $(wc -l <"$TMPD/bad"))); else pass; fi
+
+expect_exit 0 "stdin" -- sh -c "\"$FLOWCUT\" maxflow - < \"$DATA/max_flow.dat\""
+expect_stdout '^s 13$' "stdin value"
+
+# expected output, DIMACS solution with flows (zstd-style golden file)
+expect_exit 0 "flow lines" -- "$FLOWCUT" maxflow --flow --engine cpu "$DATA/max_flow2.dat"
+expect_same "$TMPD/out" "$HERE/expected/max_flow2.flow" "flow output"
+
+expect_exit 0 "json" -- "$FLOWCUT" maxflow --json --verify "$DATA/max_flow6.dat"
+expect_stdout '"flow": 112' "json flow"
+expect_stdout '"verified": true' "json verified"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMPD/out" && pass || fail "json does not parse"
+
+expect_exit 0 "time" -- "$FLOWCUT" maxflow --time "$DATA/max_flow6.dat"
+expect_stderr '^time: parse .* build .* solve' "time line"
+
+# cut file: written atomically, never overwritten without -f
+expect_exit 0 "cut" -- "$FLOWCUT" maxflow --cut "$TMPD/cut.txt" "$DATA/max_flow.dat"
+head -1 "$TMPD/cut.txt" | grep -qx 1 && pass || fail "cut file starts with the source"
+expect_exit 1 "cut exists" -- "$FLOWCUT" maxflow --cut "$TMPD/cut.txt" "$DATA/max_flow.dat"
+expect_stderr 'already exists' "cut exists message"
+expect_exit 0 "cut -f" -- "$FLOWCUT" maxflow -f --cut "$TMPD/cut.txt" "$DATA/max_flow.dat"
+ls -a "$TMPD" | grep -q 'tmp-' && fail "temporary file left behind" || pass
+
+# usage errors exit 2
+expect_exit 2 "no args" -- "$FLOWCUT" maxflow
+expect_exit 2 "bad engine" -- "$FLOWCUT" maxflow --engine tpu "$DATA/max_flow.dat"
+expect_exit 2 "unknown option" -- "$FLOWCUT" maxflow --frobnicate "$DATA/max_flow.dat"
+expect_exit 2 "unknown command" -- "$FLOWCUT" frobnicate
+expect_exit 0 "help" -- "$FLOWCUT" maxflow --help
+expect_exit 0 "version" -- "$FLOWCUT" --version
+expect_stdout '^flowcut [0-9]' "version text"
+
+# GPU: works where a device exists, else a clear failure
+if "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >"$TMPD/out" 2>"$TMPD/err"; then
+    expect_stdout '^s 13$' "gpu value"
+else
+    expect_stderr 'no CUDA device|no CUDA support' "gpu absent message"
+fi
+
+# malformed input: exit 1, FILE:LINE: message
+printf 'p max 3 1\nn 1 s\nn 3 t\na 1 2 -4\n' >"$TMPD/neg.max"
+expect_exit 1 "negative capacity" -- "$FLOWCUT" maxflow "$TMPD/neg.max"
+expect_stderr "neg.max:4: negative capacity" "negative capacity message"
+printf 'p max 3 2\nn 1 s\nn 3 t\na 1 2 4\n' >"$TMPD/few.max"
+expect_exit 1 "too few arcs" -- "$FLOWCUT" maxflow "$TMPD/few.max"
+expect_stderr "few.max:4: fewer arcs" "too few arcs message"
+printf 'p max 3 1\nn 1 s\nn 3 t\nq\n' >"$TMPD/unk.max"
+expect_exit 1 "unknown line" -- "$FLOWCUT" maxflow "$TMPD/unk.max"
+expect_stderr "unk.max:4: unknown line type" "unknown line message"
+expect_exit 1 "missing file" -- "$FLOWCUT" maxflow "$TMPD/none.max"
+expect_stderr "none.max: cannot open" "missing file message"
+
+# generate: deterministic, valid, solvable; -o atomic
+for fam in "genrmf -a 5 -b 4" "washington-rlg --rows 6 --cols 7" "acyclic-dense -n 20" "grid --width 20 --height 15 --connectivity 8"; do
+    expect_exit 0 "generate $fam" -- "$FLOWCUT" generate $fam --seed 3 -o "$TMPD/g.max" -f
+    "$FLOWCUT" generate $fam --seed 3 >"$TMPD/g2.max"
+    expect_same "$TMPD/g.max" "$TMPD/g2.max" "generate $fam deterministic"
+    expect_exit 0 "solve $fam" -- "$FLOWCUT" maxflow --verify --flow "$TMPD/g.max"
+done
+expect_exit 2 "generate unknown family" -- "$FLOWCUT" generate torus
+expect_exit 2 "generate missing size" -- "$FLOWCUT" generate genrmf -a 4
+expect_exit 2 "generate bad value" -- "$FLOWCUT" generate genrmf -a x -b 3
+
+finish

@@ -1,0 +1,135 @@
+/* Generators: documented sizes, capacity ranges, determinism, solvable. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "test_support.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void check_ranges(const mf_arclist *l, int32_t lo, int32_t hi)
+{
+    for (int32_t i = 0; i < l->num_arcs; i++) {
+        assert_true(l->tail[i] >= 0 && l->tail[i] < l->num_vertices);
+        assert_true(l->head[i] >= 0 && l->head[i] < l->num_vertices);
+        assert_true(l->tail[i] != l->head[i]);
+        assert_true(l->cap[i] >= lo && l->cap[i] <= hi);
+    }
+}
+
+static void check_solves_like_reference(const mf_arclist *l)
+{
+    mf_graph g;
+    mf_result r;
+    mf_error err = {0};
+    assert_int_equal(mf_graph_from_arcs(l, NULL, &g, &err), MF_OK);
+    assert_int_equal(mf_solve_cpu(&g, NULL, &r, &err), MF_OK);
+    assert_int_equal(r.flow_value, reference_max_flow(l, NULL));
+    assert_true(r.flow_value > 0);
+    assert_int_equal(mf_verify(&g, &r, 0, &err), MF_OK);
+    mf_result_free(&r);
+    mf_graph_free(&g);
+}
+
+static void test_genrmf(void **state)
+{
+    (void)state;
+    mf_arclist a, b;
+    assert_int_equal(mf_gen_genrmf(6, 5, 100, 10000, 3, &a), MF_OK);
+    assert_int_equal(a.num_vertices, 6 * 6 * 5);
+    assert_int_equal(a.num_arcs, 4 * 6 * 5 * 5 + 36 * 4);
+    assert_int_equal(a.source, 0);
+    assert_int_equal(a.sink, 6 * 6 * 5 - 1);
+    check_ranges(&a, 100, 10000 * 36);
+    check_solves_like_reference(&a);
+    assert_int_equal(mf_gen_genrmf(6, 5, 100, 10000, 3, &b), MF_OK);
+    assert_memory_equal(a.head, b.head, sizeof(int32_t) * (size_t)a.num_arcs);
+    assert_memory_equal(a.cap, b.cap, sizeof(int32_t) * (size_t)a.num_arcs);
+    mf_arclist_free(&b);
+    assert_int_equal(mf_gen_genrmf(6, 5, 100, 10000, 4, &b), MF_OK);
+    assert_true(memcmp(a.cap, b.cap, sizeof(int32_t) * (size_t)a.num_arcs) != 0);
+    mf_arclist_free(&a);
+    mf_arclist_free(&b);
+    /* ecl-maxflow's table: genrmf-wide a64 b64 has 1,290,240 arcs */
+    assert_int_equal(mf_gen_genrmf(64, 64, 100, 10000, 1, &a), MF_OK);
+    assert_int_equal(a.num_arcs, 1290240);
+    mf_arclist_free(&a);
+}
+
+static void test_washington_rlg(void **state)
+{
+    (void)state;
+    mf_arclist a;
+    assert_int_equal(mf_gen_washington_rlg(8, 10, 1000, 9, &a), MF_OK);
+    assert_int_equal(a.num_vertices, 8 * 10 + 2);
+    assert_int_equal(a.num_arcs, 3 * 8 * 9 + 2 * 8);
+    check_ranges(&a, 1, 3000);
+    for (int32_t i = 0; i < a.num_arcs; i++) {
+        if (a.tail[i] == a.source || a.head[i] == a.sink)
+            assert_int_equal(a.cap[i], 3000);
+        else /* links lead to the next level only */
+            assert_int_equal(a.head[i] / 8, a.tail[i] / 8 + 1);
+    }
+    check_solves_like_reference(&a);
+    mf_arclist_free(&a);
+}
+
+static void test_acyclic_dense(void **state)
+{
+    (void)state;
+    mf_arclist a;
+    assert_int_equal(mf_gen_acyclic_dense(30, 2, &a), MF_OK);
+    assert_int_equal(a.num_arcs, 30 * 29 / 2);
+    check_ranges(&a, 1, 10000);
+    for (int32_t i = 0; i < a.num_arcs; i++)
+        assert_true(a.tail[i] < a.head[i]);
+    check_solves_like_reference(&a);
+    mf_arclist_free(&a);
+}
+
+static void test_grid(void **state)
+{
+    (void)state;
+    for (int conn = 4; conn <= 8; conn += 4) {
+        mf_arclist a;
+        assert_int_equal(mf_gen_grid(40, 30, conn, 5, &a), MF_OK);
+        assert_int_equal(a.num_vertices, 40 * 30 + 2);
+        check_ranges(&a, 0, INT32_MAX);
+        /* at most one terminal arc per pixel */
+        int *terminal = calloc(40 * 30, sizeof(int));
+        for (int32_t i = 0; i < a.num_arcs; i++) {
+            if (a.tail[i] == a.source)
+                terminal[a.head[i]]++;
+            if (a.head[i] == a.sink)
+                terminal[a.tail[i]]++;
+        }
+        for (int p = 0; p < 40 * 30; p++)
+            assert_true(terminal[p] <= 1);
+        free(terminal);
+        check_solves_like_reference(&a);
+        mf_arclist_free(&a);
+    }
+}
+
+static void test_invalid_parameters(void **state)
+{
+    (void)state;
+    mf_arclist a;
+    assert_int_equal(mf_gen_genrmf(0, 3, 1, 2, 1, &a), MF_ERR_INVALID);
+    assert_int_equal(mf_gen_genrmf(3, 3, 5, 2, 1, &a), MF_ERR_INVALID);
+    assert_int_equal(mf_gen_acyclic_dense(1, 1, &a), MF_ERR_INVALID);
+    assert_int_equal(mf_gen_grid(10, 10, 6, 1, &a), MF_ERR_INVALID);
+    assert_int_equal(mf_gen_acyclic_dense(100000, 1, &a), MF_ERR_TOO_LARGE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_genrmf),         cmocka_unit_test(test_washington_rlg),
+        cmocka_unit_test(test_acyclic_dense),  cmocka_unit_test(test_grid),
+        cmocka_unit_test(test_invalid_parameters),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,175 @@
+/* Random graph families and the Edmonds-Karp reference for engine tests. */
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int32_t range(uint64_t *s, int32_t lo, int32_t hi)
+{
+    return lo + (int32_t)(next(s) % (uint64_t)((int64_t)hi - lo + 1));
+}
+
+int random_graph(int family, int32_t n, uint64_t seed, mf_arclist *out)
+{
+    uint64_t s = seed * 7919 + (uint64_t)family;
+    if (n < 2)
+        n = 2;
+    int rc = mf_arclist_init(out, n, 16);
+    if (rc)
+        return rc;
+    int source_last = (int)(next(&s) & 1);
+    out->source = source_last ? n - 1 : 0;
+    out->sink = source_last ? 0 : n - 1;
+    int32_t m;
+    switch (family) {
+    case FAMILY_DENSE:
+        for (int32_t u = 0; u < n && !rc; u++)
+            for (int32_t v = 0; v < n && !rc; v++)
+                if (u != v && (next(&s) % 4) != 0)
+                    rc = mf_arclist_add(out, u, v, range(&s, 0, 50));
+        break;
+    case FAMILY_PARALLEL:
+        m = 4 * n;
+        for (int32_t i = 0; i < m && !rc; i++) {
+            int32_t u = range(&s, 0, n - 1), v = range(&s, 0, n - 1);
+            int copies = range(&s, 1, 3);
+            for (int k = 0; k < copies && !rc; k++) {
+                rc = mf_arclist_add(out, u, v, range(&s, 0, 20));
+                if (!rc && (next(&s) & 1))
+                    rc = mf_arclist_add(out, v, u, range(&s, 0, 20));
+            }
+        }
+        break;
+    case FAMILY_UNREACHABLE: {
+        /* two halves; arcs only lead from the sink's half to the source's */
+        int32_t half = n / 2;
+        m = 3 * n;
+        for (int32_t i = 0; i < m && !rc; i++) {
+            int32_t u = range(&s, 0, n - 1), v = range(&s, 0, n - 1);
+            int su = (u < half) == (out->source < half), sv = (v < half) == (out->source < half);
+            if (su && !sv)
+                continue;
+            rc = mf_arclist_add(out, u, v, range(&s, 1, 30));
+        }
+        break;
+    }
+    case FAMILY_HUGE_CAPS:
+        m = 3 * n;
+        for (int32_t i = 0; i < m && !rc; i++)
+            rc = mf_arclist_add(out, range(&s, 0, n - 1), range(&s, 0, n - 1),
+                                range(&s, INT32_MAX - 1000, INT32_MAX));
+        for (int32_t v = 0; v < n && !rc; v++)
+            if (v != out->source && v != out->sink) {
+                rc = mf_arclist_add(out, out->source, v, INT32_MAX);
+                if (!rc)
+                    rc = mf_arclist_add(out, v, out->sink, INT32_MAX);
+            }
+        break;
+    case FAMILY_ZERO_CAPS:
+    case FAMILY_SPARSE:
+    default:
+        m = range(&s, n, 3 * n);
+        for (int32_t i = 0; i < m && !rc; i++) {
+            int32_t cap = range(&s, 0, 100);
+            if (family == FAMILY_ZERO_CAPS && (next(&s) & 1))
+                cap = 0;
+            rc = mf_arclist_add(out, range(&s, 0, n - 1), range(&s, 0, n - 1), cap);
+        }
+        break;
+    }
+    if (rc)
+        mf_arclist_free(out);
+    return rc;
+}
+
+/* Arc pairs in a plain adjacency structure, residual capacities in int64. */
+int64_t reference_max_flow(const mf_arclist *list, uint8_t *source_side)
+{
+    int32_t n = list->num_vertices, m = list->num_arcs;
+    int32_t *start = calloc((size_t)n + 1, sizeof(int32_t));
+    int32_t *to = malloc(sizeof(int32_t) * (2 * (size_t)m + 1));
+    int64_t *res = malloc(sizeof(int64_t) * (2 * (size_t)m + 1));
+    int32_t *pair = malloc(sizeof(int32_t) * (2 * (size_t)m + 1));
+    int32_t *fill = malloc(sizeof(int32_t) * ((size_t)n + 1));
+    int32_t *parent = malloc(sizeof(int32_t) * (size_t)n);
+    int32_t *queue = malloc(sizeof(int32_t) * (size_t)n);
+    for (int32_t i = 0; i < m; i++) {
+        start[list->tail[i] + 1]++;
+        start[list->head[i] + 1]++;
+    }
+    for (int32_t v = 0; v < n; v++)
+        start[v + 1] += start[v];
+    memcpy(fill, start, sizeof(int32_t) * (size_t)n);
+    for (int32_t i = 0; i < m; i++) {
+        int32_t a = fill[list->tail[i]]++, b = fill[list->head[i]]++;
+        to[a] = list->head[i];
+        res[a] = list->cap[i];
+        to[b] = list->tail[i];
+        res[b] = 0;
+        pair[a] = b;
+        pair[b] = a;
+    }
+    int64_t total = 0;
+    for (;;) {
+        for (int32_t v = 0; v < n; v++)
+            parent[v] = -1;
+        int32_t qh = 0, qt = 0;
+        queue[qt++] = list->source;
+        parent[list->source] = -2;
+        while (qh < qt && parent[list->sink] == -1) {
+            int32_t u = queue[qh++];
+            for (int32_t a = start[u]; a < start[u + 1]; a++)
+                if (res[a] > 0 && parent[to[a]] == -1) {
+                    parent[to[a]] = a;
+                    queue[qt++] = to[a];
+                }
+        }
+        if (parent[list->sink] == -1)
+            break;
+        int64_t bottleneck = INT64_MAX;
+        for (int32_t v = list->sink; v != list->source; v = to[pair[parent[v]]])
+            if (res[parent[v]] < bottleneck)
+                bottleneck = res[parent[v]];
+        for (int32_t v = list->sink; v != list->source; v = to[pair[parent[v]]]) {
+            res[parent[v]] -= bottleneck;
+            res[pair[parent[v]]] += bottleneck;
+        }
+        total += bottleneck;
+    }
+    if (source_side) {
+        /* backward search from the sink: x reaches w if res(x->w) > 0 */
+        memset(source_side, 1, (size_t)n);
+        int32_t qh = 0, qt = 0;
+        queue[qt++] = list->sink;
+        source_side[list->sink] = 0;
+        while (qh < qt) {
+            int32_t w = queue[qh++];
+            for (int32_t a = start[w]; a < start[w + 1]; a++) {
+                int32_t x = to[a];
+                if (source_side[x] && res[pair[a]] > 0) {
+                    source_side[x] = 0;
+                    queue[qt++] = x;
+                }
+            }
+        }
+    }
+    free(start); free(to); free(res); free(pair); free(fill); free(parent); free(queue);
+    return total;
+}
+
+const char *test_data_path(const char *name)
+{
+    static char buf[4096];
+    const char *dir = getenv("FLOWCUT_TEST_DATA");
+    snprintf(buf, sizeof buf, "%s/%s", dir ? dir : FLOWCUT_TEST_DATA_DIR, name);
+    return buf;
+}

@@ -1,0 +1,31 @@
+/* Test helpers shared by the engine tests: random graph families and an
+ * independent Edmonds-Karp reference solver. */
+#ifndef FLOWCUT_TEST_SUPPORT_H
+#define FLOWCUT_TEST_SUPPORT_H
+
+#include "flowcut/maxflow.h"
+
+#include <stdint.h>
+
+enum {
+    FAMILY_SPARSE,
+    FAMILY_DENSE,
+    FAMILY_PARALLEL,      /* many parallel and antiparallel arcs */
+    FAMILY_ZERO_CAPS,     /* half the capacities zero */
+    FAMILY_UNREACHABLE,   /* sink cut off from the source */
+    FAMILY_HUGE_CAPS,     /* capacities near INT32_MAX: value beyond 2^31 */
+    FAMILY_COUNT
+};
+
+/* Builds a random instance of family on about n vertices; the source is
+ * vertex 0 or the last one depending on the seed. */
+int random_graph(int family, int32_t n, uint64_t seed, mf_arclist *out);
+
+/* Edmonds-Karp on the arc list: value and, when source_side is not NULL,
+ * the set of vertices that cannot reach the sink in its final residual. */
+int64_t reference_max_flow(const mf_arclist *list, uint8_t *source_side);
+
+/* Path of a file in tests/data. */
+const char *test_data_path(const char *name);
+
+#endif
