@@ -104,11 +104,30 @@ __device__ __forceinline__ T group_bcast(T x, unsigned mask)
     return __shfl_sync(mask, x, 0, G);
 }
 
-__device__ __forceinline__ void wl_add(const dev_state &d, int32_t *wl_next, int32_t *next_count,
-                                       int32_t x, int32_t round_tag)
+/* Appends x to list when want, with one atomic per warp instead of one per
+ * element: on a grid with half a million active pixels, per-element
+ * atomics on a single counter serialise the whole round. All 32 lanes of
+ * the warp must call it together. */
+__device__ __forceinline__ void warp_append(int32_t *__restrict__ list, int32_t *count, int32_t x,
+                                            bool want)
 {
-    if (atomicExch(&d.stamp[x], round_tag) != round_tag)
-        wl_next[atomicAdd(next_count, 1)] = x;
+    const unsigned ballot = __ballot_sync(0xffffffffu, want);
+    if (!ballot)
+        return;
+    const int lane = threadIdx.x & 31;
+    const int leader = __ffs(ballot) - 1;
+    int32_t base = 0;
+    if (lane == leader)
+        base = atomicAdd(count, __popc(ballot));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (want)
+        list[base + __popc(ballot & ((1u << lane) - 1))] = x;
+}
+
+/* Claims x for the next worklist unless it is already on it. */
+__device__ __forceinline__ bool claim(const dev_state &d, int32_t x, int32_t round_tag)
+{
+    return atomicExch(&d.stamp[x], round_tag) != round_tag;
 }
 
 /* One push or relabel per active vertex of the worklist (synchronous round). */
@@ -126,57 +145,66 @@ __global__ void __launch_bounds__(256)
     const unsigned mask = group_mask<G>();
     const int lane = threadIdx.x & (G - 1);
     const int32_t groups = (gridDim.x * blockDim.x) / G;
-    for (int32_t idx = (blockIdx.x * blockDim.x + threadIdx.x) / G; idx < size; idx += groups) {
-        const int32_t v = wl[idx];
-        long long e = 0;
-        int32_t h = 0;
-        if (lane == 0) {
-            e = (long long)d.excess[v];
-            h = d.height[v];
-        }
-        e = group_bcast<G>(e, mask);
-        h = group_bcast<G>(h, mask);
-        if (e <= 0 || h >= hmax)
-            continue;
-        const int32_t out0 = d.out_start[v], dout = d.out_start[v + 1] - out0;
-        const int32_t in0 = d.in_start[v], din = d.in_start[v + 1] - in0;
-        unsigned long long best = ~0ull;
-        for (int32_t k = lane; k < dout + din; k += G) {
-            nbr r = neighbour(d, v, out0, dout, in0, k);
-            if (r.res > 0) {
-                unsigned long long key =
-                    ((unsigned long long)(uint32_t)d.height[r.w] << 32) | (uint32_t)k;
-                best = key < best ? key : best;
+    /* warp-uniform loop: every lane reaches the appends at the bottom */
+    const int32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) & ~31) / G;
+    for (int32_t base = first; base < size; base += groups) {
+        const int32_t idx = base + (int32_t)((threadIdx.x & 31) / G);
+        int32_t push_to = -1, keep = -1;
+        if (idx < size) {
+            const int32_t v = wl[idx];
+            long long e = 0;
+            int32_t h = 0;
+            if (lane == 0) {
+                e = (long long)d.excess[v];
+                h = d.height[v];
+            }
+            e = group_bcast<G>(e, mask);
+            h = group_bcast<G>(h, mask);
+            if (e > 0 && h < hmax) {
+                const int32_t out0 = d.out_start[v], dout = d.out_start[v + 1] - out0;
+                const int32_t in0 = d.in_start[v], din = d.in_start[v + 1] - in0;
+                unsigned long long best = ~0ull;
+                for (int32_t k = lane; k < dout + din; k += G) {
+                    nbr r = neighbour(d, v, out0, dout, in0, k);
+                    if (r.res > 0) {
+                        unsigned long long key =
+                            ((unsigned long long)(uint32_t)d.height[r.w] << 32) | (uint32_t)k;
+                        best = key < best ? key : best;
+                    }
+                }
+                if (G > 1)
+                    best = group_min<G>(best, mask);
+                if (lane == 0) {
+                    if (best == ~0ull) { /* no residual arc at all: v is cut off */
+                        d.height[v] = hmax;
+                    } else {
+                        const int32_t hw = (int32_t)(best >> 32);
+                        const int32_t k = (int32_t)(best & 0xffffffffu);
+                        if (h > hw) {
+                            nbr r = neighbour(d, v, out0, dout, in0, k);
+                            /* r.res only grew since the scan: only v pushes this way */
+                            long long delta = e < (long long)r.res ? e : (long long)r.res;
+                            atomicAdd(&d.flow[r.arc], r.dir * (int32_t)delta);
+                            atomicAdd(&d.excess[v], (unsigned long long)(-delta));
+                            if (r.w != target && r.w != blocked) {
+                                atomicAdd(&d.excess[r.w], (unsigned long long)delta);
+                                if (claim(d, r.w, round + 1))
+                                    push_to = r.w;
+                            }
+                            if (e > delta && claim(d, v, round + 1))
+                                keep = v;
+                        } else {
+                            int32_t nh = hw + 1;
+                            d.height[v] = nh < hmax ? nh : hmax;
+                            if (nh < hmax && claim(d, v, round + 1))
+                                keep = v;
+                        }
+                    }
+                }
             }
         }
-        if (G > 1)
-            best = group_min<G>(best, mask);
-        if (lane != 0)
-            continue;
-        if (best == ~0ull) { /* no residual arc at all: v is cut off */
-            d.height[v] = hmax;
-            continue;
-        }
-        const int32_t hw = (int32_t)(best >> 32);
-        const int32_t k = (int32_t)(best & 0xffffffffu);
-        if (h > hw) {
-            nbr r = neighbour(d, v, out0, dout, in0, k);
-            /* r.res can only have grown since the scan (only v pushes this way) */
-            long long delta = e < (long long)r.res ? e : (long long)r.res;
-            atomicAdd(&d.flow[r.arc], r.dir * (int32_t)delta);
-            atomicAdd(&d.excess[v], (unsigned long long)(-delta));
-            if (r.w != target && r.w != blocked) {
-                atomicAdd(&d.excess[r.w], (unsigned long long)delta);
-                wl_add(d, wl_next, next_count, r.w, round + 1);
-            }
-            if (e > delta)
-                wl_add(d, wl_next, next_count, v, round + 1);
-        } else {
-            int32_t nh = hw + 1;
-            d.height[v] = nh < hmax ? nh : hmax;
-            if (nh < hmax)
-                wl_add(d, wl_next, next_count, v, round + 1);
-        }
+        warp_append(wl_next, next_count, push_to, push_to >= 0);
+        warp_append(wl_next, next_count, keep, keep >= 0);
     }
 }
 
@@ -221,25 +249,39 @@ __global__ void __launch_bounds__(256)
         d.counters[(level + 2) % 3] = 0;
     const int lane = threadIdx.x & (G - 1);
     const int32_t groups = (gridDim.x * blockDim.x) / G;
-    for (int32_t idx = (blockIdx.x * blockDim.x + threadIdx.x) / G; idx < size; idx += groups) {
-        const int32_t w = frontier[idx];
-        const int32_t out0 = d.out_start[w], dout = d.out_start[w + 1] - out0;
-        const int32_t in0 = d.in_start[w], din = d.in_start[w + 1] - in0;
-        for (int32_t k = lane; k < dout + din; k += G) {
-            int32_t x, res;
-            if (k < dout) {
-                int32_t a = out0 + k;
-                x = d.arc_head[a];
-                res = d.arc_rcap[a] + d.flow[a]; /* x -> w against arc w -> x */
-            } else {
-                int32_t i = in0 + (k - dout);
-                int32_t a = d.in_arc[i];
-                x = d.in_tail[i];
-                res = d.arc_cap[a] - d.flow[a]; /* x -> w along arc x -> w */
+    const int32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) & ~31) / G;
+    for (int32_t base = first; base < size; base += groups) {
+        const int32_t idx = base + (int32_t)((threadIdx.x & 31) / G);
+        int32_t w = -1, out0 = 0, dout = 0, in0 = 0, deg = 0;
+        if (idx < size) {
+            w = frontier[idx];
+            out0 = d.out_start[w];
+            dout = d.out_start[w + 1] - out0;
+            in0 = d.in_start[w];
+            deg = dout + (d.in_start[w + 1] - in0);
+        }
+        /* uniform trip count across the warp so that appends stay converged */
+        const int32_t trips = __reduce_max_sync(0xffffffffu, (deg + G - 1) / G);
+        for (int32_t t = 0; t < trips; t++) {
+            const int32_t k = lane + t * G;
+            int32_t x = -1;
+            if (k < deg) {
+                int32_t res;
+                if (k < dout) {
+                    int32_t a = out0 + k;
+                    x = d.arc_head[a];
+                    res = d.arc_rcap[a] + d.flow[a]; /* x -> w against arc w -> x */
+                } else {
+                    int32_t i = in0 + (k - dout);
+                    int32_t a = d.in_arc[i];
+                    x = d.in_tail[i];
+                    res = d.arc_cap[a] - d.flow[a]; /* x -> w along arc x -> w */
+                }
+                if (!(res > 0 && x != blocked && d.height[x] == HEIGHT_INF &&
+                      atomicCAS(&d.height[x], HEIGHT_INF, level + 1) == HEIGHT_INF))
+                    x = -1;
             }
-            if (res > 0 && x != blocked && d.height[x] == HEIGHT_INF &&
-                atomicCAS(&d.height[x], HEIGHT_INF, level + 1) == HEIGHT_INF)
-                next[atomicAdd(next_count, 1)] = x;
+            warp_append(next, next_count, x, x >= 0);
         }
     }
 }
@@ -250,16 +292,21 @@ __global__ void __launch_bounds__(256)
     rebuild_worklist(dev_state d, int parity, int round, int32_t hmax, int32_t s, int32_t t)
 {
     int32_t *count = &d.counters[round % 3];
-    for (int32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < d.n; v += gridDim.x * blockDim.x) {
-        int32_t h = d.height[v];
-        if (h >= hmax) {
-            h = hmax;
-            d.height[v] = hmax;
+    const int32_t stride = gridDim.x * blockDim.x;
+    for (int32_t base = (blockIdx.x * blockDim.x + threadIdx.x) & ~31; base < d.n; base += stride) {
+        const int32_t v = base + (threadIdx.x & 31);
+        bool active = false;
+        if (v < d.n) {
+            int32_t h = d.height[v];
+            if (h >= hmax) {
+                h = hmax;
+                d.height[v] = hmax;
+            }
+            active = v != s && v != t && h < hmax && (long long)d.excess[v] > 0;
+            if (active)
+                d.stamp[v] = round;
         }
-        if (v != s && v != t && h < hmax && (long long)d.excess[v] > 0) {
-            d.stamp[v] = round;
-            d.wl[parity][atomicAdd(count, 1)] = v;
-        }
+        warp_append(d.wl[parity], count, v, active);
     }
 }
 

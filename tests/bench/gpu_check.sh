@@ -63,6 +63,17 @@ if has bench; then
     cat "$OUT/bench_maxflow.txt" >>"$SUMMARY"
 fi
 
+if has sweep; then
+    # engine knobs on the grid family: lanes per vertex, relabel interval
+    for grp in 4 8 16; do
+        for iv in 0 50 200; do
+            r=$(FLOWCUT_GPU_GROUP=$grp FLOWCUT_GPU_INTERVAL=$([ $iv -eq 0 ] && echo "" || echo $iv) timeout 120 \
+                "$BUILD/tests/bench/bench_maxflow" --suite gpu --repeats 3 --only "${SWEEP_ONLY:-grid 4 Mpx}" | sed -n 2p)
+            note "sweep group=$grp interval=${iv/#0/ecl}: $r"
+        done
+    done
+fi
+
 if has segbench && [ -x "$BUILD/tests/bench/bench_segment" ]; then
     timeout 300 "$BUILD/tests/bench/bench_segment" ${SEGBENCH_ARGS:-} >"$OUT/bench_segment.txt" 2>&1
     note "bench_segment: rc=$?"

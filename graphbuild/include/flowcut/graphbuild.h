@@ -1,0 +1,81 @@
+/* flowcut graphbuild library: photo + seeds -> grid flow network.
+ *
+ * Energy (Boykov-Jolly): E(L) = sum_p D_p(L_p) + sum_{p~q} w_pq [L_p != L_q]
+ *  - n-links w_pq = lambda * exp(-beta ||I_p - I_q||^2) / dist(p, q), with
+ *    beta = 1 / (2 <||I_p - I_q||^2>) estimated over the image (GrabCut);
+ *  - t-links D_p = -log P(I_p | model) from colour models fitted on the seed
+ *    pixels (Gaussian mixtures or 3-D histograms);
+ *  - hard seeds get K = 1 + max_p sum_q w_pq toward their terminal.
+ * Energies are quantised to int32 as round(GB_SCALE * value); data terms are
+ * clipped at GB_MAX_DATA_COST, so every capacity stays below
+ * GB_SCALE * (8 * lambda + GB_MAX_DATA_COST) + 1 whatever the image size,
+ * and the flow value is an int64.
+ *
+ * Vertex numbering: pixel (x, y) is vertex y * width + x; the source is
+ * vertex width * height (foreground side), the sink width * height + 1.
+ * Each pixel's two terminal capacities are pre-cancelled: min(cs, ct) goes
+ * to mf_graph.flow_offset and at most one terminal arc remains. */
+#ifndef FLOWCUT_GRAPHBUILD_H
+#define FLOWCUT_GRAPHBUILD_H
+
+#include "flowcut/maxflow.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GB_SCALE 64.0
+#define GB_MAX_DATA_COST 40.0
+
+enum {
+    GB_OK = 0,
+    GB_ERR_NOMEM = -1,
+    GB_ERR_INVALID = -2,
+    GB_ERR_NO_FOREGROUND = -3,
+    GB_ERR_NO_BACKGROUND = -4,
+    GB_ERR_TOO_LARGE = -5
+};
+
+const char *gb_strerror(int code);
+
+/* Seed label values of a seed map: */
+enum { GB_UNMARKED = 0, GB_FOREGROUND = 1, GB_BACKGROUND = 2 };
+
+typedef enum { GB_MODEL_GMM = 0, GB_MODEL_HIST = 1 } gb_model_kind;
+
+typedef struct gb_params {
+    double lambda;        /* n-link weight */
+    int connectivity;     /* 4 or 8 */
+    gb_model_kind model;
+    int gmm_components;   /* per region */
+    int threads;          /* 0: all cores */
+} gb_params;
+
+void gb_params_default(gb_params *p);
+
+/* Colour models of both regions, fitted once and reusable (iterations). */
+typedef struct gb_models gb_models;
+
+/* Fits foreground and background models on the pixels whose label is
+ * GB_FOREGROUND or GB_BACKGROUND. rgb: width*height*3 bytes. */
+int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels,
+                  const gb_params *p, gb_models **out);
+void gb_models_free(gb_models *m);
+
+/* Builds the network for the photo, the fitted models and the hard seeds
+ * (seeds may be NULL: no hard constraints). When cancelled is not NULL it
+ * receives, per pixel, the capacity pre-cancelled from both terminal arcs. */
+int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+             const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled);
+
+/* The network as an arc list with each pixel's terminal arcs restored
+ * (cancelled[] from gb_build), so that any max-flow solver finds the same
+ * value and cut. n-links appear as two opposite arcs. */
+int gb_to_arclist(const mf_graph *g, const int32_t *cancelled, mf_arclist *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,19 @@
+/* graphbuild internals: the data-cost lookup tables. */
+#ifndef FLOWCUT_GB_INTERNAL_H
+#define FLOWCUT_GB_INTERNAL_H
+
+#define GB_LUT_SIDE 64
+#define GB_LUT_STEP (256 / GB_LUT_SIDE)
+#define GB_LUT_SIZE (GB_LUT_SIDE * GB_LUT_SIDE * GB_LUT_SIDE)
+
+struct gb_models {
+    float cost_fg[GB_LUT_SIZE]; /* -log P(colour | foreground), shifted */
+    float cost_bg[GB_LUT_SIZE];
+};
+
+static inline int gb_lut_index(const unsigned char *px)
+{
+    return ((px[0] / GB_LUT_STEP) * GB_LUT_SIDE + px[1] / GB_LUT_STEP) * GB_LUT_SIDE + px[2] / GB_LUT_STEP;
+}
+
+#endif

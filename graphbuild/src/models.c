@@ -1,0 +1,335 @@
+/* Colour models: Gaussian mixtures (k-means init, then EM, as in GrabCut)
+ * and smoothed 3-D histograms. Both are turned into a 64^3 table of data
+ * costs so that evaluating a pixel is one lookup. */
+#include "flowcut/graphbuild.h"
+#include "gb_internal.h"
+
+#include <math.h>
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#ifndef M_SQRT2
+#define M_SQRT2 1.41421356237309504880
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SAMPLES 300000
+#define MAX_K 8
+
+typedef struct gauss {
+    double weight, mean[3], inv[9], log_norm; /* log(w) - 0.5 log det - 1.5 log 2pi */
+    double cov[9];
+} gauss;
+
+const char *gb_strerror(int code)
+{
+    switch (code) {
+    case GB_OK: return "success";
+    case GB_ERR_NOMEM: return "out of memory";
+    case GB_ERR_INVALID: return "invalid argument";
+    case GB_ERR_NO_FOREGROUND: return "no foreground seed";
+    case GB_ERR_NO_BACKGROUND: return "no background seed";
+    case GB_ERR_TOO_LARGE: return "image too large";
+    default: return "unknown error";
+    }
+}
+
+void gb_params_default(gb_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->lambda = 50.0;
+    p->connectivity = 8;
+    p->model = GB_MODEL_GMM;
+    p->gmm_components = 5;
+    p->threads = 0;
+}
+
+/* Samples of one region, subsampled evenly past MAX_SAMPLES. */
+static int collect(const uint8_t *rgb, int64_t npx, const uint8_t *labels, uint8_t which,
+                   double **out, int32_t *count)
+{
+    int64_t total = 0;
+    for (int64_t i = 0; i < npx; i++)
+        total += labels[i] == which;
+    *count = 0;
+    *out = NULL;
+    if (!total)
+        return GB_OK;
+    int64_t step = total > MAX_SAMPLES ? (total + MAX_SAMPLES - 1) / MAX_SAMPLES : 1;
+    double *s = malloc(sizeof(double) * 3 * (size_t)(total / step + 1));
+    if (!s)
+        return GB_ERR_NOMEM;
+    int64_t seen = 0;
+    int32_t c = 0;
+    for (int64_t i = 0; i < npx; i++) {
+        if (labels[i] != which)
+            continue;
+        if (seen++ % step == 0) {
+            s[3 * c] = rgb[3 * i];
+            s[3 * c + 1] = rgb[3 * i + 1];
+            s[3 * c + 2] = rgb[3 * i + 2];
+            c++;
+        }
+    }
+    *out = s;
+    *count = c;
+    return GB_OK;
+}
+
+static int invert3(const double *m, double *inv, double *det)
+{
+    double a = m[0], b = m[1], c = m[2], d = m[3], e = m[4], f = m[5], g = m[6], h = m[7], i = m[8];
+    double A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g;
+    *det = a * A + b * B + c * C;
+    if (!(*det > 1e-12))
+        return -1;
+    double r = 1.0 / *det;
+    inv[0] = A * r; inv[1] = -(b * i - c * h) * r; inv[2] = (b * f - c * e) * r;
+    inv[3] = B * r; inv[4] = (a * i - c * g) * r;  inv[5] = -(a * f - c * d) * r;
+    inv[6] = C * r; inv[7] = -(a * h - b * g) * r; inv[8] = (a * e - b * d) * r;
+    return 0;
+}
+
+static double maha(const gauss *g, const double *x)
+{
+    double d0 = x[0] - g->mean[0], d1 = x[1] - g->mean[1], d2 = x[2] - g->mean[2];
+    return d0 * (g->inv[0] * d0 + g->inv[1] * d1 + g->inv[2] * d2) +
+           d1 * (g->inv[3] * d0 + g->inv[4] * d1 + g->inv[5] * d2) +
+           d2 * (g->inv[6] * d0 + g->inv[7] * d1 + g->inv[8] * d2);
+}
+
+/* Finishes a component from accumulated sums; regularised so that flat
+ * scribbles (one colour) still give an invertible covariance. */
+static void finish_component(gauss *g, double n, const double *sum, const double *sq, double total)
+{
+    g->weight = n / total;
+    for (int a = 0; a < 3; a++)
+        g->mean[a] = sum[a] / n;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            g->cov[3 * a + b] = sq[3 * a + b] / n - g->mean[a] * g->mean[b] + (a == b ? 4.0 : 0.0);
+    double det;
+    if (invert3(g->cov, g->inv, &det)) {
+        memset(g->cov, 0, sizeof g->cov);
+        g->cov[0] = g->cov[4] = g->cov[8] = 100.0;
+        invert3(g->cov, g->inv, &det);
+    }
+    g->log_norm = log(g->weight) - 0.5 * log(det) - 1.5 * log(2 * M_PI);
+}
+
+/* k-means (deterministic init at luminance quantiles), then EM. */
+static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_out)
+{
+    if (count < k)
+        k = count;
+    *k_out = k;
+    int32_t *assign = malloc(sizeof(int32_t) * (size_t)count);
+    double *resp = malloc(sizeof(double) * (size_t)count * (size_t)k);
+    if (!assign || !resp) {
+        free(assign);
+        free(resp);
+        return GB_ERR_NOMEM;
+    }
+    /* init: centres at luminance quantiles */
+    double lum_min = 1e9, lum_max = -1e9;
+    for (int32_t i = 0; i < count; i++) {
+        double l = s[3 * i] + s[3 * i + 1] + s[3 * i + 2];
+        lum_min = l < lum_min ? l : lum_min;
+        lum_max = l > lum_max ? l : lum_max;
+    }
+    double centre[MAX_K][3];
+    for (int j = 0; j < k; j++) {
+        double target = lum_min + (lum_max - lum_min) * (j + 0.5) / k, best = 1e18;
+        for (int32_t i = 0; i < count; i++) {
+            double l = s[3 * i] + s[3 * i + 1] + s[3 * i + 2];
+            if (fabs(l - target) < best) {
+                best = fabs(l - target);
+                memcpy(centre[j], &s[3 * i], sizeof centre[j]);
+            }
+        }
+    }
+    for (int iter = 0; iter < 10; iter++) {
+        double sum[MAX_K][3] = {{0}};
+        double n[MAX_K] = {0};
+        for (int32_t i = 0; i < count; i++) {
+            int best = 0;
+            double bd = 1e300;
+            for (int j = 0; j < k; j++) {
+                double d0 = s[3 * i] - centre[j][0], d1 = s[3 * i + 1] - centre[j][1], d2 = s[3 * i + 2] - centre[j][2];
+                double d = d0 * d0 + d1 * d1 + d2 * d2;
+                if (d < bd) {
+                    bd = d;
+                    best = j;
+                }
+            }
+            assign[i] = best;
+            n[best]++;
+            for (int a = 0; a < 3; a++)
+                sum[best][a] += s[3 * i + a];
+        }
+        for (int j = 0; j < k; j++)
+            if (n[j] > 0)
+                for (int a = 0; a < 3; a++)
+                    centre[j][a] = sum[j][a] / n[j];
+    }
+    /* responsibilities from the hard assignment, then EM */
+    for (int32_t i = 0; i < count; i++)
+        for (int j = 0; j < k; j++)
+            resp[(size_t)i * k + j] = assign[i] == j;
+    for (int iter = 0; iter < 6; iter++) {
+        int used = 0;
+        gauss next[MAX_K];
+        for (int j = 0; j < k; j++) {
+            double n = 0, sum[3] = {0}, sq[9] = {0};
+            for (int32_t i = 0; i < count; i++) {
+                double r = resp[(size_t)i * k + j];
+                if (r <= 0)
+                    continue;
+                const double *x = &s[3 * i];
+                n += r;
+                for (int a = 0; a < 3; a++) {
+                    sum[a] += r * x[a];
+                    for (int b = 0; b < 3; b++)
+                        sq[3 * a + b] += r * x[a] * x[b];
+                }
+            }
+            if (n < 1e-9)
+                continue;
+            finish_component(&next[used++], n, sum, sq, (double)count);
+        }
+        k = used;
+        memcpy(comp, next, sizeof(gauss) * (size_t)k);
+        if (iter == 5)
+            break;
+        for (int32_t i = 0; i < count; i++) {
+            double lp[MAX_K], mx = -1e300, tot = 0;
+            for (int j = 0; j < k; j++) {
+                lp[j] = comp[j].log_norm - 0.5 * maha(&comp[j], &s[3 * i]);
+                mx = lp[j] > mx ? lp[j] : mx;
+            }
+            for (int j = 0; j < k; j++)
+                tot += (lp[j] = exp(lp[j] - mx));
+            for (int j = 0; j < k; j++)
+                resp[(size_t)i * k + j] = lp[j] / tot;
+        }
+    }
+    *k_out = k;
+    free(assign);
+    free(resp);
+    return GB_OK;
+}
+
+static void gmm_table(const gauss *comp, int k, float *table)
+{
+    for (int r = 0; r < GB_LUT_SIDE; r++)
+        for (int g = 0; g < GB_LUT_SIDE; g++)
+            for (int b = 0; b < GB_LUT_SIDE; b++) {
+                double x[3] = {r * GB_LUT_STEP + (GB_LUT_STEP - 1) / 2.0,
+                               g * GB_LUT_STEP + (GB_LUT_STEP - 1) / 2.0,
+                               b * GB_LUT_STEP + (GB_LUT_STEP - 1) / 2.0};
+                double lp[MAX_K], mx = -1e300, tot = 0;
+                for (int j = 0; j < k; j++) {
+                    lp[j] = comp[j].log_norm - 0.5 * maha(&comp[j], x);
+                    mx = lp[j] > mx ? lp[j] : mx;
+                }
+                for (int j = 0; j < k; j++)
+                    tot += exp(lp[j] - mx);
+                double cost = -(mx + log(tot));
+                /* costs are relative: both regions use the same density units */
+                table[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b] = (float)cost;
+            }
+}
+
+/* 16 bins per channel, [1 2 1] smoothing along each axis, plus a floor so
+ * that colours never seen in the seeds do not get infinite cost. */
+static int hist_table(const double *s, int32_t count, float *table)
+{
+    enum { B = 16 };
+    double *h = calloc(B * B * B, sizeof(double)), *t = calloc(B * B * B, sizeof(double));
+    if (!h || !t) {
+        free(h);
+        free(t);
+        return GB_ERR_NOMEM;
+    }
+    for (int32_t i = 0; i < count; i++)
+        h[((int)s[3 * i] / 16 * B + (int)s[3 * i + 1] / 16) * B + (int)s[3 * i + 2] / 16] += 1;
+    for (int axis = 0; axis < 3; axis++) {
+        int stride = axis == 0 ? B * B : axis == 1 ? B : 1;
+        for (int i = 0; i < B * B * B; i++) {
+            int c = (i / stride) % B;
+            double v = 2 * h[i], w = 2;
+            if (c > 0) { v += h[i - stride]; w += 1; }
+            if (c < B - 1) { v += h[i + stride]; w += 1; }
+            t[i] = v / w;
+        }
+        memcpy(h, t, sizeof(double) * B * B * B);
+    }
+    double total = 0;
+    for (int i = 0; i < B * B * B; i++)
+        total += h[i];
+    double floor_p = 1e-4 / (B * B * B);
+    for (int r = 0; r < GB_LUT_SIDE; r++)
+        for (int g = 0; g < GB_LUT_SIDE; g++)
+            for (int b = 0; b < GB_LUT_SIDE; b++) {
+                int bin = ((r * GB_LUT_STEP / 16) * B + g * GB_LUT_STEP / 16) * B + b * GB_LUT_STEP / 16;
+                double p = h[bin] / total + floor_p;
+                table[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b] = (float)(-log(p));
+            }
+    free(h);
+    free(t);
+    return GB_OK;
+}
+
+int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels,
+                  const gb_params *p, gb_models **out)
+{
+    *out = NULL;
+    if (!rgb || !labels || width <= 0 || height <= 0 || !p)
+        return GB_ERR_INVALID;
+    int64_t npx = (int64_t)width * height;
+    gb_models *m = calloc(1, sizeof *m);
+    if (!m)
+        return GB_ERR_NOMEM;
+    int rc = GB_OK;
+    for (int region = 0; region < 2 && rc == GB_OK; region++) {
+        double *s;
+        int32_t count;
+        rc = collect(rgb, npx, labels, region == 0 ? GB_FOREGROUND : GB_BACKGROUND, &s, &count);
+        if (rc)
+            break;
+        if (!count) {
+            rc = region == 0 ? GB_ERR_NO_FOREGROUND : GB_ERR_NO_BACKGROUND;
+            break;
+        }
+        float *table = region == 0 ? m->cost_fg : m->cost_bg;
+        if (p->model == GB_MODEL_HIST) {
+            rc = hist_table(s, count, table);
+        } else {
+            gauss comp[MAX_K];
+            int k = p->gmm_components < 1 ? 1 : p->gmm_components > MAX_K ? MAX_K : p->gmm_components;
+            rc = fit_gmm(s, count, k, comp, &k);
+            if (!rc)
+                gmm_table(comp, k, table);
+        }
+        free(s);
+    }
+    if (rc) {
+        free(m);
+        return rc;
+    }
+    /* shift both tables by one common constant so costs start near zero */
+    float lo = 1e30f;
+    for (int i = 0; i < GB_LUT_SIZE; i++) {
+        lo = m->cost_fg[i] < lo ? m->cost_fg[i] : lo;
+        lo = m->cost_bg[i] < lo ? m->cost_bg[i] : lo;
+    }
+    for (int i = 0; i < GB_LUT_SIZE; i++) {
+        m->cost_fg[i] -= lo;
+        m->cost_bg[i] -= lo;
+    }
+    *out = m;
+    return GB_OK;
+}
+
+void gb_models_free(gb_models *m) { free(m); }

@@ -1,0 +1,60 @@
+/* The segmentation pipeline behind `flowcut segment`, `graph` and `batch`:
+ * decode, seeds, colour models, network, min cut, mask. */
+#ifndef FLOWCUT_PIPELINE_H
+#define FLOWCUT_PIPELINE_H
+
+#include "flowcut/graphbuild.h"
+#include "flowcut/images.h"
+#include "flowcut/maxflow.h"
+
+typedef enum { SEEDS_LABELS = 0, SEEDS_TRIMAP, SEEDS_SCRIBBLE } seed_kind;
+
+typedef struct seg_options {
+    seed_kind seeds;
+    uint8_t fg_rgb[3], bg_rgb[3];  /* scribble colours */
+    gb_params graph;
+    int iterations;                /* model re-fits on the segmentation */
+    mf_options solve;
+    int64_t max_pixels;
+} seg_options;
+
+void seg_options_default(seg_options *o);
+
+typedef struct seg_times {
+    double decode, model, build, solve, encode;
+} seg_times;
+
+typedef struct seg_result {
+    img_image photo;   /* RGB */
+    img_image mask;    /* 1 channel, 255 foreground */
+    int64_t flow_value;
+    int64_t foreground_pixels;
+    int engine_used;
+    char device[128];
+    seg_times times;
+    char error[768];   /* "FILE: message" on failure */
+} seg_result;
+
+/* Loads the photo and seed file and turns the seeds into a label map
+ * (GB_FOREGROUND / GB_BACKGROUND / GB_UNMARKED). */
+int seg_load(const char *image_path, const char *seed_path, const seg_options *o, seg_result *r,
+             uint8_t **labels);
+
+/* Fits the models and builds the network of a loaded photo. */
+int seg_build(const seg_result *r, const uint8_t *labels, const uint8_t *model_labels,
+              const seg_options *o, mf_graph *g, int32_t *cancelled, char *error, size_t error_size);
+
+/* The whole pipeline; solver may be NULL (one is made when needed). */
+int seg_run(const char *image_path, const char *seed_path, const seg_options *o,
+            mf_gpu_solver *solver, seg_result *r);
+
+void seg_result_free(seg_result *r);
+
+/* Overlay (background dimmed, boundary drawn) and RGBA cut-out images. */
+int seg_overlay(const seg_result *r, img_image *out);
+int seg_cutout(const seg_result *r, img_image *out);
+
+/* Writes an image as PNG through a temporary file and rename. */
+int seg_write_png(const char *path, int force, const img_image *img, char *error, size_t error_size);
+
+#endif

@@ -1,0 +1,42 @@
+/* Options shared by segment, graph and batch: seeds, model, engine. */
+#ifndef FLOWCUT_SEG_ARGS_H
+#define FLOWCUT_SEG_ARGS_H
+
+#include "pipeline.h"
+
+#include <getopt.h>
+
+enum {
+    SO_SEEDS = 300, SO_TRIMAP, SO_SCRIBBLE, SO_LAMBDA, SO_CONN, SO_MODEL, SO_ITER, SO_ENGINE,
+    SO_DEVICE, SO_MAXPX
+};
+
+#define SEG_LONG_OPTIONS                                                                     \
+    {"seeds", required_argument, NULL, SO_SEEDS}, {"trimap", required_argument, NULL, SO_TRIMAP}, \
+    {"scribble-colors", optional_argument, NULL, SO_SCRIBBLE},                                   \
+    {"lambda", required_argument, NULL, SO_LAMBDA},                                              \
+    {"connectivity", required_argument, NULL, SO_CONN},                                          \
+    {"model", required_argument, NULL, SO_MODEL},                                                \
+    {"iterations", required_argument, NULL, SO_ITER},                                            \
+    {"engine", required_argument, NULL, SO_ENGINE},                                              \
+    {"device", required_argument, NULL, SO_DEVICE},                                              \
+    {"max-pixels", required_argument, NULL, SO_MAXPX}
+
+#define SEG_OPTIONS_HELP                                                                          \
+    "  --seeds FILE          seed image: 1 = foreground, 2 = background, 0 = unmarked\n"          \
+    "                        (grey value or palette index; a colour image is read as scribbles)\n" \
+    "  --trimap FILE         trimap instead: 255 foreground, 0 background, else unknown\n"        \
+    "  --scribble-colors[=FG,BG]  seeds are RGB scribbles (default ff0000,0000ff)\n"              \
+    "  --lambda X            smoothness weight (default 50)\n"                                    \
+    "  --connectivity 4|8    pixel neighbourhood (default 8)\n"                                   \
+    "  --model gmm|hist      colour model (default gmm: 5-component Gaussian mixtures)\n"         \
+    "  --iterations N        GrabCut-style re-fits of the models (default 0)\n"                   \
+    "  --engine auto|cpu|gpu solver engine (default auto)\n"                                      \
+    "  --device N            CUDA device (default 0)\n"                                           \
+    "  --max-pixels N        refuse larger images (default 268435456)\n"
+
+/* Handles one shared option; returns 1 when c was one of them, 0 when not,
+ * -1 on a bad value (message printed). seed_path receives --seeds/--trimap. */
+int seg_parse_option(int c, const char *arg, seg_options *o, const char **seed_path, const char *cmd);
+
+#endif

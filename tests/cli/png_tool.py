@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Standard-library PNG helper for the CLI tests (8-bit, non-interlaced):
+  png_tool.py digest FILE            sha256 of the decoded samples and the size
+  png_tool.py foreground FILE        1-based ids of non-zero pixels, one per line
+  png_tool.py recode SEEDS MODE OUT  seeds (0/1/2) -> 'trimap' (128/255/0) or 'rgb' scribbles"""
+import hashlib, struct, sys, zlib
+
+def read(path):
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, hdr = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            hdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    w, h, depth, ctype, _, _, interlace = hdr
+    assert depth == 8 and interlace == 0
+    ch = {0: 1, 2: 3, 4: 2, 6: 4}[ctype]
+    raw, stride, out, prev = zlib.decompress(idat), w * ch, bytearray(), bytearray(w * ch)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - ch] if i >= ch else 0
+            b, c = prev[i], prev[i - ch] if i >= ch else 0
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out += line
+        prev = line
+    return w, h, ch, bytes(out)
+
+def write(path, w, h, ch, pixels):
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xffffffff)
+    ctype = {1: 0, 3: 2}[ch]
+    raw = b"".join(b"\x00" + pixels[y * w * ch:(y + 1) * w * ch] for y in range(h))
+    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, ctype, 0, 0, 0)) +
+                           chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+cmd = sys.argv[1]
+w, h, ch, px = read(sys.argv[2])
+if cmd == "digest":
+    print(w, h, ch, hashlib.sha256(px).hexdigest())
+elif cmd == "foreground":
+    sys.stdout.write("".join(f"{i + 1}\n" for i in range(w * h) if px[i * ch]))
+elif cmd == "recode":
+    if sys.argv[3] == "trimap":
+        write(sys.argv[4], w, h, 1, bytes({0: 128, 1: 255, 2: 0}.get(v, 128) for v in px))
+    else:
+        table = {1: b"\xff\x00\x00", 2: b"\x00\x00\xff"}
+        write(sys.argv[4], w, h, 3, b"".join(table.get(v, b"\x80\x80\x80") for v in px))

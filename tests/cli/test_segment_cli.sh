@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# CLI tests of `flowcut segment` and `flowcut graph`: the bundled sample
+# against its expected mask, every seed format, graph + maxflow agreeing
+# with segment, CPU and GPU masks identical, clean failures.
+set -u
+FLOWCUT=${1:?usage: test_segment_cli.sh FLOWCUT}
+HERE=$(cd "$(dirname "$0")" && pwd)
+DATA=$HERE/../data
+EX=$HERE/../../examples
+PNG="python3 $HERE/png_tool.py"
+. "$HERE/lib.sh"
+
+IMG=$EX/coffee.png
+SEEDS=$EX/coffee-seeds.png
+expect_exit 0 "segment sample" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/mask.png" \
+    --overlay "$TMPD/overlay.png" --cutout "$TMPD/cut.png" --engine cpu
+[ "$($PNG digest "$TMPD/mask.png")" = "$($PNG digest "$DATA/coffee-mask.png")" ] && pass || fail "mask differs from tests/data/coffee-mask.png"
+[ "$($PNG digest "$TMPD/overlay.png" | cut -d' ' -f1-3)" = "600 400 3" ] && pass || fail "overlay size"
+[ "$($PNG digest "$TMPD/cut.png" | cut -d' ' -f1-3)" = "600 400 4" ] && pass || fail "cutout is RGBA"
+
+# the same seeds as a trimap and as RGB scribbles give the same mask
+$PNG recode "$SEEDS" trimap "$TMPD/trimap.png"
+$PNG recode "$SEEDS" rgb "$TMPD/scribbles.png"
+expect_exit 0 "trimap" -- "$FLOWCUT" segment "$IMG" --trimap "$TMPD/trimap.png" -o "$TMPD/m2.png"
+[ "$($PNG digest "$TMPD/m2.png")" = "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "trimap mask differs"
+expect_exit 0 "scribbles" -- "$FLOWCUT" segment "$IMG" --seeds "$TMPD/scribbles.png" --scribble-colors=ff0000,0000ff -o "$TMPD/m3.png"
+[ "$($PNG digest "$TMPD/m3.png")" = "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "scribble mask differs"
+
+# json and timing
+expect_exit 0 "json" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/m4.png" --json --time --engine cpu
+expect_stdout '"status": "ok"' "json status"
+expect_stderr '^time: decode .* model .* build .* solve .* encode' "time line"
+FLOW=$(sed -n 's/.*"flow": \([0-9]*\).*/\1/p' "$TMPD/out")
+
+# graph + maxflow: same value, and the cut is the mask
+expect_exit 0 "graph" -- "$FLOWCUT" graph "$IMG" --seeds "$SEEDS" -o "$TMPD/net.max"
+expect_exit 0 "maxflow of graph" -- "$FLOWCUT" maxflow --verify --cut "$TMPD/cut.txt" "$TMPD/net.max"
+expect_stdout "^s $FLOW\$" "graph value equals segment's"
+awk '$1 <= 240000' "$TMPD/cut.txt" >"$TMPD/cut-pixels.txt"
+$PNG foreground "$TMPD/mask.png" >"$TMPD/mask-pixels.txt"
+expect_same "$TMPD/cut-pixels.txt" "$TMPD/mask-pixels.txt" "graph cut equals segment mask"
+
+# GPU mask identical to the CPU one where a device exists
+if "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/gpu.png" --engine gpu 2>"$TMPD/err"; then
+    [ "$($PNG digest "$TMPD/gpu.png")" = "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "GPU mask differs from CPU mask"
+else
+    grep -qE 'no CUDA device|no CUDA support' "$TMPD/err" && { echo "gpu mask test skipped: no CUDA device"; pass; } || fail "gpu error unclear"
+fi
+
+# failures: exit 1, a message naming the file, nothing left behind
+expect_exit 1 "existing output" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/mask.png"
+expect_stderr "mask.png: already exists" "existing output message"
+expect_exit 1 "missing seeds" -- "$FLOWCUT" segment "$IMG" --seeds "$TMPD/none.png" -o "$TMPD/x.png"
+expect_stderr "none.png: cannot open" "missing seeds message"
+expect_exit 1 "size mismatch" -- "$FLOWCUT" segment "$IMG" --seeds "$DATA/seeds-palette.png" -o "$TMPD/x.png"
+expect_stderr "seeds-palette.png: seed image is 4x2" "size mismatch message"
+$PNG recode "$SEEDS" trimap "$TMPD/t.png"
+expect_exit 1 "no foreground seed" -- "$FLOWCUT" segment "$IMG" --seeds "$TMPD/t.png" -o "$TMPD/x.png"
+expect_stderr "t.png: no foreground seed" "no foreground message"
+expect_exit 1 "corrupt image" -- "$FLOWCUT" segment "$DATA/truncated.jpg" --seeds "$SEEDS" -o "$TMPD/x.png"
+expect_stderr "truncated.jpg: corrupt JPEG" "corrupt image message"
+expect_exit 1 "huge header" -- "$FLOWCUT" segment "$DATA/huge-header.png" --seeds "$SEEDS" -o "$TMPD/x.png"
+expect_stderr "huge-header.png: 200000x200000 pixels exceed" "huge header message"
+[ ! -e "$TMPD/x.png" ] && pass || fail "failed run left an output"
+ls -a "$TMPD" | grep -q 'tmp-' && fail "temporary file left behind" || pass
+expect_exit 2 "no seeds option" -- "$FLOWCUT" segment "$IMG" -o "$TMPD/x.png"
+expect_exit 2 "bad model" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/x.png" --model svm
+finish

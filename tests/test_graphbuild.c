@@ -1,0 +1,142 @@
+/* graphbuild: capacities of a tiny image against hand computation, the
+ * seed rules, pre-cancellation, and DIMACS export giving the same value. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "flowcut/graphbuild.h"
+#include "test_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 3x1 image: black, black, white. 4-connected: pairs (0,1) diff 0, (1,2)
+ * diff^2 = 3*255^2. beta = 1 / (2 * mean) = 1 / (3*255^2). */
+static void test_tiny_image_capacities(void **state)
+{
+    (void)state;
+    const uint8_t rgb[9] = {0, 0, 0, 0, 0, 0, 255, 255, 255};
+    const uint8_t seeds[3] = {GB_FOREGROUND, GB_UNMARKED, GB_BACKGROUND};
+    gb_params p;
+    gb_params_default(&p);
+    p.connectivity = 4;
+    p.lambda = 10;
+    gb_models *m;
+    assert_int_equal(gb_models_fit(rgb, 3, 1, seeds, &p, &m), GB_OK);
+    mf_graph g;
+    int32_t cancelled[3];
+    assert_int_equal(gb_build(rgb, 3, 1, seeds, m, &p, &g, cancelled), GB_OK);
+    assert_int_equal(g.num_vertices, 5);
+    assert_int_equal(g.source, 3);
+    assert_int_equal(g.sink, 4);
+    int32_t w01 = (int32_t)(GB_SCALE * 10 + 0.5);
+    int32_t w12 = (int32_t)(GB_SCALE * 10 * exp(-1.0 / (3.0 * 255 * 255) * 3 * 255 * 255) + 0.5);
+    /* pixel 0 stores arc 0->1, pixel 1 stores 1->2 */
+    assert_int_equal(g.arc_head[g.out_start[0]], 1);
+    assert_int_equal(g.arc_cap[g.out_start[0]], w01);
+    assert_int_equal(g.arc_rcap[g.out_start[0]], w01);
+    assert_int_equal(g.arc_head[g.out_start[1]], 2);
+    assert_int_equal(g.arc_cap[g.out_start[1]], w12);
+    /* K = 1 + max_p sum_q w_pq = 1 + w01 + w12 (pixel 1) */
+    int32_t K = 1 + w01 + w12;
+    /* seeds: source -> 0 with K, 2 -> sink with K, none pre-cancelled */
+    assert_int_equal(cancelled[0], 0);
+    assert_int_equal(cancelled[2], 0);
+    int found_src = 0, found_snk = 0;
+    for (int32_t a = g.out_start[g.source]; a < g.out_start[g.source + 1]; a++)
+        if (g.arc_head[a] == 0) {
+            assert_int_equal(g.arc_cap[a], K);
+            found_src = 1;
+        }
+    for (int32_t a = g.out_start[2]; a < g.out_start[3]; a++)
+        if (g.arc_head[a] == g.sink) {
+            assert_int_equal(g.arc_cap[a], K);
+            found_snk = 1;
+        }
+    assert_true(found_src && found_snk);
+    /* unmarked black pixel: foreground colour, so it ends on the source side */
+    mf_result r;
+    mf_error err = {0};
+    assert_int_equal(mf_solve_cpu(&g, NULL, &r, &err), MF_OK);
+    assert_int_equal(mf_verify(&g, &r, 0, &err), MF_OK);
+    assert_int_equal(r.source_side[0], 1);
+    assert_int_equal(r.source_side[1], 1);
+    assert_int_equal(r.source_side[2], 0);
+    assert_int_equal(r.flow_value, w12 + g.flow_offset);
+    mf_result_free(&r);
+    mf_graph_free(&g);
+    gb_models_free(m);
+}
+
+static void test_missing_seeds_are_errors(void **state)
+{
+    (void)state;
+    const uint8_t rgb[6] = {1, 2, 3, 4, 5, 6};
+    const uint8_t only_fg[2] = {GB_FOREGROUND, GB_UNMARKED}, only_bg[2] = {GB_BACKGROUND, 0};
+    gb_params p;
+    gb_params_default(&p);
+    gb_models *m;
+    assert_int_equal(gb_models_fit(rgb, 2, 1, only_fg, &p, &m), GB_ERR_NO_BACKGROUND);
+    assert_int_equal(gb_models_fit(rgb, 2, 1, only_bg, &p, &m), GB_ERR_NO_FOREGROUND);
+}
+
+/* A random photo: the exported DIMACS network has the same value and cut. */
+static void test_export_matches_the_network(void **state)
+{
+    (void)state;
+    const int32_t w = 40, h = 30;
+    uint8_t *rgb = malloc((size_t)w * h * 3), *seeds = calloc((size_t)w * h, 1);
+    uint64_t s = 12345;
+    for (int i = 0; i < w * h * 3; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        rgb[i] = (uint8_t)((i / 3 % w < w / 2 ? 60 : 190) + (int)(s >> 60));
+    }
+    for (int y = 5; y < 25; y++) {
+        seeds[y * w + 5] = GB_FOREGROUND;
+        seeds[y * w + 35] = GB_BACKGROUND;
+    }
+    for (int model = 0; model < 2; model++)
+        for (int conn = 4; conn <= 8; conn += 4) {
+            gb_params p;
+            gb_params_default(&p);
+            p.model = (gb_model_kind)model;
+            p.connectivity = conn;
+            gb_models *m;
+            assert_int_equal(gb_models_fit(rgb, w, h, seeds, &p, &m), GB_OK);
+            mf_graph g, g2;
+            int32_t *cancelled = malloc(sizeof(int32_t) * (size_t)w * h);
+            assert_int_equal(gb_build(rgb, w, h, seeds, m, &p, &g, cancelled), GB_OK);
+            mf_arclist list;
+            assert_int_equal(gb_to_arclist(&g, cancelled, &list), GB_OK);
+            mf_result r1, r2;
+            mf_error err = {0};
+            assert_int_equal(mf_solve_cpu(&g, NULL, &r1, &err), MF_OK);
+            assert_int_equal(mf_verify(&g, &r1, 0, &err), MF_OK);
+            assert_int_equal(mf_graph_from_arcs(&list, NULL, &g2, &err), MF_OK);
+            assert_int_equal(mf_solve_cpu(&g2, NULL, &r2, &err), MF_OK);
+            assert_int_equal(r1.flow_value, r2.flow_value);
+            assert_int_equal(r1.flow_value, reference_max_flow(&list, NULL));
+            assert_memory_equal(r1.source_side, r2.source_side, (size_t)g.num_vertices);
+            mf_result_free(&r1);
+            mf_result_free(&r2);
+            mf_graph_free(&g);
+            mf_graph_free(&g2);
+            mf_arclist_free(&list);
+            free(cancelled);
+            gb_models_free(m);
+        }
+    free(rgb);
+    free(seeds);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tiny_image_capacities),
+        cmocka_unit_test(test_missing_seeds_are_errors),
+        cmocka_unit_test(test_export_matches_the_network),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
