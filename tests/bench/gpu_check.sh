@@ -74,10 +74,10 @@ if has sweep; then
     done
 fi
 
-if has segbench && [ -x "$BUILD/tests/bench/bench_segment" ]; then
-    timeout 300 "$BUILD/tests/bench/bench_segment" ${SEGBENCH_ARGS:-} >"$OUT/bench_segment.txt" 2>&1
-    note "bench_segment: rc=$?"
-    cat "$OUT/bench_segment.txt" >>"$SUMMARY"
+if has segbench; then
+    timeout 400 tests/bench/seg_scale.sh "$BUILD/segment/flowcut" >"$OUT/seg_scale.txt" 2>&1
+    note "seg_scale: rc=$?"
+    cat "$OUT/seg_scale.txt" >>"$SUMMARY"
 fi
 
 echo "==================== summary"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Per-stage segment times of the bundled sample upscaled to 0.25, 3 and 12
+# Mpx, CPU and GPU engines (the GPU one where a device exists); checks that
+# both masks are identical. Needs python3 with OpenCV for the upscaling.
+#   tests/bench/seg_scale.sh FLOWCUT
+set -uo pipefail
+F=${1:?usage: seg_scale.sh FLOWCUT}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+python3 - "$ROOT/examples" "$T" <<'PY'
+import sys, cv2
+ex, out = sys.argv[1], sys.argv[2]
+img = cv2.imread(ex + "/coffee.png"); seeds = cv2.imread(ex + "/coffee-seeds.png", cv2.IMREAD_GRAYSCALE)
+for name, s in (("0.25", 0.8165), ("3", 2.83), ("12", 5.66)):
+    w, h = int(600 * s), int(400 * s)
+    cv2.imwrite(f"{out}/img{name}.png", cv2.resize(img, (w, h), interpolation=cv2.INTER_CUBIC))
+    cv2.imwrite(f"{out}/seeds{name}.png", cv2.resize(seeds, (w, h), interpolation=cv2.INTER_NEAREST))
+PY
+printf "%-6s %-4s %s\n" "Mpx" "eng" "stage times (s)"
+for s in 0.25 3 12; do
+    for e in cpu gpu; do
+        if "$F" segment "$T/img$s.png" --seeds "$T/seeds$s.png" -o "$T/mask-$e-$s.png" -f -q --time --engine $e 2>"$T/t"; then
+            printf "%-6s %-4s %s\n" "$s" "$e" "$(cat "$T/t")"
+        else
+            printf "%-6s %-4s %s\n" "$s" "$e" "skipped: $(head -c 120 "$T/t")"
+        fi
+    done
+    [ -f "$T/mask-gpu-$s.png" ] && { cmp -s "$T/mask-cpu-$s.png" "$T/mask-gpu-$s.png" && echo "$s Mpx: CPU and GPU masks identical" || echo "$s Mpx: MASKS DIFFER"; }
+done
