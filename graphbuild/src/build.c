@@ -4,12 +4,6 @@
 #include "gb_internal.h"
 
 #include <math.h>
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-#ifndef M_SQRT2
-#define M_SQRT2 1.41421356237309504880
-#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,10 +11,18 @@
  * forward neighbours; each arc carries both directions) */
 static const int FDX[4] = {1, 0, 1, -1}, FDY[4] = {0, 1, 1, 1};
 
+
 static double colour_dist2(const uint8_t *a, const uint8_t *b)
 {
     double d0 = (double)a[0] - b[0], d1 = (double)a[1] - b[1], d2 = (double)a[2] - b[2];
     return d0 * d0 + d1 * d1 + d2 * d2;
+}
+
+/* Quantised n-link weight between pixel pi and its d-th forward neighbour qi. */
+static int32_t nlink_weight(const uint8_t *rgb, int64_t pi, int64_t qi, int d, double wscale, double beta)
+{
+    double dist = (FDX[d] && FDY[d]) ? M_SQRT2 : 1.0;
+    return (int32_t)(wscale * exp(-beta * colour_dist2(rgb + 3 * pi, rgb + 3 * qi)) / dist + 0.5);
 }
 
 int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
@@ -65,8 +67,7 @@ int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *s
                 if (qx < 0 || qx >= width || qy >= height)
                     continue;
                 int64_t qi = (int64_t)qy * width + qx;
-                double dist = (FDX[d] && FDY[d]) ? M_SQRT2 : 1.0;
-                int32_t w = (int32_t)(wscale * exp(-beta * colour_dist2(rgb + 3 * pi, rgb + 3 * qi)) / dist + 0.5);
+                int32_t w = nlink_weight(rgb, pi, qi, d, wscale, beta);
                 wsum[pi] += w;
                 wsum[qi] += w;
             }
@@ -127,8 +128,7 @@ int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *s
                 if (qx < 0 || qx >= width || qy >= height)
                     continue;
                 int64_t qi = (int64_t)qy * width + qx;
-                double dist = (FDX[d] && FDY[d]) ? M_SQRT2 : 1.0;
-                int32_t w = (int32_t)(wscale * exp(-beta * colour_dist2(rgb + 3 * pi, rgb + 3 * qi)) / dist + 0.5);
+                int32_t w = nlink_weight(rgb, pi, qi, d, wscale, beta);
                 g->arc_head[a] = (int32_t)qi;
                 g->arc_cap[a] = w;
                 g->arc_rcap[a] = w;

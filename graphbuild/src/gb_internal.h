@@ -2,6 +2,14 @@
 #ifndef FLOWCUT_GB_INTERNAL_H
 #define FLOWCUT_GB_INTERNAL_H
 
+/* C11 without extensions does not define these */
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#ifndef M_SQRT2
+#define M_SQRT2 1.41421356237309504880
+#endif
+
 #define GB_LUT_SIDE 64
 #define GB_LUT_STEP (256 / GB_LUT_SIDE)
 #define GB_LUT_SIZE (GB_LUT_SIDE * GB_LUT_SIDE * GB_LUT_SIDE)

@@ -5,12 +5,6 @@
 #include "gb_internal.h"
 
 #include <math.h>
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-#ifndef M_SQRT2
-#define M_SQRT2 1.41421356237309504880
-#endif
 #include <stdlib.h>
 #include <string.h>
 
