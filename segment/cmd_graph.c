@@ -66,7 +66,7 @@ int cmd_graph(int argc, char **argv)
         goto done;
     }
     cancelled = malloc(sizeof(int32_t) * (size_t)r.photo.width * (size_t)r.photo.height);
-    if (!cancelled || seg_build(&r, labels, labels, &o, &g, cancelled, msg, sizeof msg) ||
+    if (!cancelled || seg_build(&r, labels, labels, &o, &g, cancelled, NULL, msg, sizeof msg) ||
         gb_to_arclist(&g, cancelled, &list)) {
         DISPLAYLEVEL(1, "flowcut: %s: %s\n", argv[optind], cancelled ? msg : "out of memory");
         goto done;

@@ -101,110 +101,140 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
 }
 
 int seg_build(const seg_result *r, const uint8_t *labels, const uint8_t *model_labels,
-              const seg_options *o, mf_graph *g, int32_t *cancelled, char *error, size_t error_size)
+              const seg_options *o, mf_graph *g, int32_t *cancelled, seg_times *times, char *error,
+              size_t error_size)
 {
     gb_models *models = NULL;
+    double t0 = now();
     int rc = gb_models_fit(r->photo.data, r->photo.width, r->photo.height, model_labels, &o->graph, &models);
     if (rc) {
         snprintf(error, error_size, "colour models: %s", gb_strerror(rc));
         return -1;
     }
+    double t1 = now();
     rc = gb_build(r->photo.data, r->photo.width, r->photo.height, labels, models, &o->graph, g, cancelled);
     gb_models_free(models);
     if (rc) {
         snprintf(error, error_size, "network: %s", gb_strerror(rc));
         return -1;
     }
+    if (times) {
+        times->model += t1 - t0;
+        times->build += now() - t1;
+    }
+    return 0;
+}
+
+void seg_job_free(seg_job *j)
+{
+    if (j->model_labels != j->labels)
+        free(j->model_labels);
+    free(j->labels);
+    j->labels = j->model_labels = NULL;
+    mf_result_free(&j->res);
+    mf_graph_free(&j->graph);
+}
+
+/* Fits the models on the current model labels and builds the network. */
+static int fit_and_build(seg_job *j, const seg_options *o)
+{
+    char msg[512];
+    mf_graph_free(&j->graph);
+    if (seg_build(&j->r, j->labels, j->model_labels, o, &j->graph, NULL, &j->r.times, msg, sizeof msg)) {
+        snprintf(j->r.error, sizeof j->r.error, "%s: %s", j->image_path, msg);
+        return -1;
+    }
+    return 0;
+}
+
+int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o)
+{
+    memset(j, 0, sizeof *j);
+    j->image_path = image_path;
+    j->seed_path = seed_path;
+    double t0 = now();
+    if (seg_load(image_path, seed_path, o, &j->r, &j->labels))
+        return -1;
+    j->r.times.decode = now() - t0;
+    if (img_alloc(&j->r.mask, j->r.photo.width, j->r.photo.height, 1)) {
+        snprintf(j->r.error, sizeof j->r.error, "%s: out of memory", image_path);
+        return -1;
+    }
+    j->model_labels = j->labels;
+    return fit_and_build(j, o);
+}
+
+int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
+{
+    mf_error err = {0};
+    double t0 = now();
+    mf_result_free(&j->res);
+    int rc;
+    if (solver && o->solve.engine != MF_ENGINE_CPU) {
+        rc = mf_gpu_solve(solver, &j->graph, &o->solve, &j->res, &err);
+        if (rc == MF_ERR_DEVICE_MEMORY && o->solve.engine == MF_ENGINE_AUTO) {
+            mf_result_free(&j->res);
+            rc = mf_solve_cpu(&j->graph, &o->solve, &j->res, &err); /* too large for the device */
+        }
+    } else {
+        rc = mf_solve(&j->graph, &o->solve, &j->res, &err);
+    }
+    if (rc) {
+        char msg[512];
+        mf_error_format(&err, msg, sizeof msg);
+        snprintf(j->r.error, sizeof j->r.error, "%s: solve: %s", j->image_path, msg);
+        return -1;
+    }
+    j->r.times.solve += now() - t0;
+    return 0;
+}
+
+int seg_job_next(seg_job *j, const seg_options *o)
+{
+    seg_result *r = &j->r;
+    int64_t npx = (int64_t)r->photo.width * r->photo.height;
+    const uint8_t *side = j->res.source_side;
+    for (int64_t i = 0; i < npx; i++)
+        r->mask.data[i] = side[i] ? 255 : 0;
+    if (j->iteration < o->iterations) {
+        /* GrabCut-style: re-fit the models on the current segmentation */
+        int64_t nfg = 0;
+        for (int64_t i = 0; i < npx; i++)
+            nfg += side[i];
+        if (nfg > 0 && nfg < npx) { /* else one region vanished: keep this result */
+            if (j->model_labels == j->labels && !(j->model_labels = malloc((size_t)npx))) {
+                j->model_labels = j->labels;
+                snprintf(r->error, sizeof r->error, "%s: out of memory", j->image_path);
+                return -1;
+            }
+            for (int64_t i = 0; i < npx; i++)
+                j->model_labels[i] = side[i] ? GB_FOREGROUND : GB_BACKGROUND;
+            j->iteration++;
+            return fit_and_build(j, o) ? -1 : 1;
+        }
+    }
+    r->flow_value = j->res.flow_value;
+    r->engine_used = j->res.stats.engine_used;
+    snprintf(r->device, sizeof r->device, "%s", j->res.stats.device_name);
+    r->foreground_pixels = 0;
+    for (int64_t i = 0; i < npx; i++)
+        r->foreground_pixels += r->mask.data[i] != 0;
+    /* the network is no longer needed; the caller keeps r */
+    mf_result_free(&j->res);
+    mf_graph_free(&j->graph);
     return 0;
 }
 
 int seg_run(const char *image_path, const char *seed_path, const seg_options *o,
             mf_gpu_solver *solver, seg_result *r)
 {
-    uint8_t *labels = NULL, *model_labels = NULL;
-    mf_graph g;
-    mf_result res;
-    mf_error err = {0};
-    int status = -1;
-    memset(r, 0, sizeof *r);
-    memset(&g, 0, sizeof g);
-    memset(&res, 0, sizeof res);
-    double t0 = now();
-    if (seg_load(image_path, seed_path, o, r, &labels))
-        return -1;
-    double t1 = now();
-    r->times.decode = t1 - t0;
-    int64_t npx = (int64_t)r->photo.width * r->photo.height;
-    if (img_alloc(&r->mask, r->photo.width, r->photo.height, 1)) {
-        snprintf(r->error, sizeof r->error, "%s: out of memory", image_path);
-        goto done;
-    }
-    model_labels = labels;
-    for (int it = 0; it <= o->iterations; it++) {
-        double ta = now();
-        gb_models *models = NULL;
-        int rc = gb_models_fit(r->photo.data, r->photo.width, r->photo.height, model_labels, &o->graph, &models);
-        if (rc) {
-            snprintf(r->error, sizeof r->error, "%s: colour models: %s", seed_path, gb_strerror(rc));
-            goto done;
-        }
-        double tb = now();
-        mf_graph_free(&g);
-        rc = gb_build(r->photo.data, r->photo.width, r->photo.height, labels, models, &o->graph, &g, NULL);
-        gb_models_free(models);
-        if (rc) {
-            snprintf(r->error, sizeof r->error, "%s: network: %s", image_path, gb_strerror(rc));
-            goto done;
-        }
-        double tc = now();
-        mf_result_free(&res);
-        rc = solver && o->solve.engine != MF_ENGINE_CPU ? mf_gpu_solve(solver, &g, &o->solve, &res, &err)
-                                                        : mf_solve(&g, &o->solve, &res, &err);
-        if (rc) {
-            char msg[512];
-            mf_error_format(&err, msg, sizeof msg);
-            snprintf(r->error, sizeof r->error, "%s: solve: %s", image_path, msg);
-            goto done;
-        }
-        double td = now();
-        r->times.model += tb - ta;
-        r->times.build += tc - tb;
-        r->times.solve += td - tc;
-        for (int64_t i = 0; i < npx; i++)
-            r->mask.data[i] = res.source_side[i] ? 255 : 0;
-        if (it < o->iterations) {
-            /* GrabCut-style: re-fit the models on the current segmentation */
-            if (model_labels == labels) {
-                model_labels = malloc((size_t)r->photo.width * (size_t)r->photo.height);
-                if (!model_labels) {
-                    model_labels = labels;
-                    snprintf(r->error, sizeof r->error, "%s: out of memory", image_path);
-                    goto done;
-                }
-            }
-            int64_t nfg = 0;
-            for (int64_t i = 0; i < npx; i++) {
-                model_labels[i] = res.source_side[i] ? GB_FOREGROUND : GB_BACKGROUND;
-                nfg += res.source_side[i];
-            }
-            if (nfg == 0 || nfg == npx)
-                break; /* one region vanished: keep this result */
-        }
-    }
-    r->flow_value = res.flow_value;
-    r->engine_used = res.stats.engine_used;
-    snprintf(r->device, sizeof r->device, "%s", res.stats.device_name);
-    r->foreground_pixels = 0;
-    for (int64_t i = 0; i < npx; i++)
-        r->foreground_pixels += r->mask.data[i] != 0;
-    status = 0;
-done:
-    if (model_labels != labels)
-        free(model_labels);
-    free(labels);
-    mf_result_free(&res);
-    mf_graph_free(&g);
-    return status;
+    seg_job j;
+    int rc = seg_job_start(&j, image_path, seed_path, o);
+    while (rc == 0 && (rc = seg_job_solve(&j, o, solver)) == 0 && (rc = seg_job_next(&j, o)) == 1)
+        ;
+    seg_job_free(&j);
+    *r = j.r;
+    return rc ? -1 : 0;
 }
 
 int seg_overlay(const seg_result *r, img_image *out)

@@ -40,9 +40,31 @@ typedef struct seg_result {
 int seg_load(const char *image_path, const char *seed_path, const seg_options *o, seg_result *r,
              uint8_t **labels);
 
-/* Fits the models and builds the network of a loaded photo. */
+/* Fits the models and builds the network of a loaded photo; adds the
+ * model and build times to times when not NULL. */
 int seg_build(const seg_result *r, const uint8_t *labels, const uint8_t *model_labels,
-              const seg_options *o, mf_graph *g, int32_t *cancelled, char *error, size_t error_size);
+              const seg_options *o, mf_graph *g, int32_t *cancelled, seg_times *times, char *error,
+              size_t error_size);
+
+/* One image through the pipeline in steps, so that a batch driver can run
+ * the CPU stages and the solve on different threads:
+ *   seg_job_start (decode, seeds, models, network), then
+ *   seg_job_solve and seg_job_next while next returns 1 (another
+ *   GrabCut-style iteration was built). 0: done, r holds the result.
+ * All return -1 on failure with r.error set. seg_job_free frees all but r. */
+typedef struct seg_job {
+    seg_result r;
+    const char *image_path, *seed_path;
+    uint8_t *labels, *model_labels;
+    mf_graph graph;
+    mf_result res;
+    int iteration;
+} seg_job;
+
+int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o);
+int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver);
+int seg_job_next(seg_job *j, const seg_options *o);
+void seg_job_free(seg_job *j);
 
 /* The whole pipeline; solver may be NULL (one is made when needed). */
 int seg_run(const char *image_path, const char *seed_path, const seg_options *o,

@@ -2,7 +2,9 @@
 """Standard-library PNG helper for the CLI tests (8-bit, non-interlaced):
   png_tool.py digest FILE            sha256 of the decoded samples and the size
   png_tool.py foreground FILE        1-based ids of non-zero pixels, one per line
-  png_tool.py recode SEEDS MODE OUT  seeds (0/1/2) -> 'trimap' (128/255/0) or 'rgb' scribbles"""
+  png_tool.py recode SEEDS MODE OUT  seeds (0/1/2) -> 'trimap' (128/255/0) or 'rgb' scribbles
+  png_tool.py crop FILE X Y W H OUT  a rectangle of FILE
+  png_tool.py halves W H OUT         seeds: left column foreground, right column background"""
 import hashlib, struct, sys, zlib
 
 def read(path):
@@ -46,11 +48,18 @@ def write(path, w, h, ch, pixels):
                            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 cmd = sys.argv[1]
+if cmd == "halves":  # W H OUT: seeds with the left column foreground, the right one background
+    w, h = int(sys.argv[2]), int(sys.argv[3])
+    write(sys.argv[4], w, h, 1, bytes(1 if x == 0 else 2 if x == w - 1 else 0 for y in range(h) for x in range(w)))
+    sys.exit(0)
 w, h, ch, px = read(sys.argv[2])
 if cmd == "digest":
     print(w, h, ch, hashlib.sha256(px).hexdigest())
 elif cmd == "foreground":
     sys.stdout.write("".join(f"{i + 1}\n" for i in range(w * h) if px[i * ch]))
+elif cmd == "crop":  # X Y W H OUT
+    x0, y0, cw, chh = (int(v) for v in sys.argv[3:7])
+    write(sys.argv[7], cw, chh, ch, b"".join(px[((y0 + y) * w + x0) * ch:((y0 + y) * w + x0 + cw) * ch] for y in range(chh)))
 elif cmd == "recode":
     if sys.argv[3] == "trimap":
         write(sys.argv[4], w, h, 1, bytes({0: 128, 1: 255, 2: 0}.get(v, 128) for v in px))

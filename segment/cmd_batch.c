@@ -1,0 +1,651 @@
+/* flowcut batch: segments whole folders. CPU workers decode, fit models and
+ * build networks while one thread per GPU solves; outputs are atomic, a
+ * rerun resumes, a bad file fails only its own item. */
+#define _POSIX_C_SOURCE 200809L
+#include "batch_inputs.h"
+#include "cli.h"
+#include "seg_args.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_GPUS 64
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: flowcut batch IN_DIR -o OUT_DIR (--seeds-dir DIR | --trimap-dir DIR) [options]\n"
+            "       flowcut batch --list FILE [IN_DIR] -o OUT_DIR --seeds-dir DIR [options]\n"
+            "Segments every image of IN_DIR (PNG, JPEG, BMP, TGA, GIF, PNM). The seed file of\n"
+            "IN_DIR/a/photo.jpg is DIR/a/photo.png (or .bmp, .tga, .gif, .pnm, .pgm, .ppm); its\n"
+            "mask goes to OUT_DIR/a/photo.png. Existing outputs are skipped, so a rerun resumes.\n"
+            "  -o, --output DIR      mask folder (created when missing)\n"
+            "  --seeds-dir DIR       seed images: 1 = foreground, 2 = background, 0 = unmarked\n"
+            "  --trimap-dir DIR      trimaps instead: 255 foreground, 0 background, else unknown\n"
+            "  -r, --recursive       include sub-folders\n"
+            "  --list FILE           the images to process, one path a line (- for stdin); names\n"
+            "                        below IN_DIR keep their sub-folders in OUT_DIR\n"
+            "  --overlay-dir DIR     also write overlays (background dimmed, boundary drawn)\n"
+            "  --cutout-dir DIR      also write RGBA cut-outs\n"
+            "  --jobs N              CPU worker threads (default: all cores)\n"
+            "  --gpus all|none|I,J,..  CUDA devices that solve (default all; none = CPU engine)\n"
+            "  --shard K/N           process only the K-th of N shards of the sorted inputs\n"
+            "  --json                one JSON line per input on stdout\n"
+            "  --time                stage totals and throughput on stderr at the end\n"
+            "  --no-progress         no progress bar (it is drawn only when stderr is a terminal)\n"
+            "  -f, --force           redo images whose outputs exist\n"
+            "  -q, --quiet           errors and the summary only\n"
+            "Model and engine options as for `flowcut segment`:\n"
+            "  --scribble-colors --lambda --connectivity --model --iterations --engine --max-pixels\n"
+            "Exit status: 0 all succeeded (or were already done), 1 some failed, 2 usage,\n"
+            "130 interrupted.\n");
+}
+
+/* ---- signals: the first Ctrl-C stops taking new images, the second aborts */
+
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (g_stop) {
+        out_abort_all();
+        _exit(130);
+    }
+    g_stop = 1;
+    static const char msg[] = "\nflowcut batch: interrupted; finishing the images in flight (again to abort)\n";
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+}
+
+/* ---- the shared state of one run */
+
+typedef struct task {
+    size_t index;
+    seg_job job;
+    int failed;
+    struct task *next;
+} task;
+
+typedef struct queue {
+    task *head, *tail;
+    size_t length;
+} queue;
+
+typedef struct stage_totals {
+    double decode, model, build, solve, encode;
+} stage_totals;
+
+typedef struct batch_run {
+    const seg_options *opt;
+    batch_list *list;
+    size_t *todo; /* indices into list still to process */
+    size_t todo_count, next_todo;
+    int force_outputs;
+    int json, progress;
+    int use_gpu;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    queue to_solve, solved;
+    size_t in_flight, max_in_flight, max_queued;
+    int gpu_threads_running;
+    /* counters, under lock */
+    size_t ok, failed, skipped, done_total;
+    stage_totals totals;
+    double start, last_draw;
+} batch_run;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void push(queue *q, task *t)
+{
+    t->next = NULL;
+    if (q->tail)
+        q->tail->next = t;
+    else
+        q->head = t;
+    q->tail = t;
+    q->length++;
+}
+
+static task *pop(queue *q)
+{
+    task *t = q->head;
+    if (t) {
+        q->head = t->next;
+        if (!q->head)
+            q->tail = NULL;
+        q->length--;
+    }
+    return t;
+}
+
+/* ---- reporting, always under run->lock */
+
+static void clear_progress(batch_run *run)
+{
+    if (run->progress)
+        fputs("\r\033[K", stderr);
+}
+
+static void draw_progress(batch_run *run, int final)
+{
+    if (!run->progress)
+        return;
+    double t = now();
+    if (!final && t - run->last_draw < 0.1)
+        return;
+    run->last_draw = t;
+    size_t total = run->todo_count, done = run->done_total;
+    double elapsed = t - run->start, rate = elapsed > 0 ? (double)done / elapsed : 0;
+    int width = 30, filled = total ? (int)((double)width * (double)done / (double)total) : width;
+    char bar[64];
+    for (int i = 0; i < width; i++)
+        bar[i] = i < filled ? '#' : '-';
+    bar[width] = 0;
+    fprintf(stderr, "\r\033[K[%s] %zu/%zu  %.2f img/s", bar, done, total, rate);
+    if (run->failed)
+        fprintf(stderr, "  %zu failed", run->failed);
+    if (rate > 0 && done < total) {
+        long eta = (long)((double)(total - done) / rate + 0.5);
+        fprintf(stderr, "  ETA %ld:%02ld:%02ld", eta / 3600, eta / 60 % 60, eta % 60);
+    }
+    if (final)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static void report_error(batch_run *run, const batch_item *it, const char *msg)
+{
+    run->failed++;
+    clear_progress(run);
+    DISPLAYLEVEL(1, "flowcut: %s\n", msg);
+    if (run->json) {
+        printf("{\"file\": ");
+        json_string(stdout, it->image);
+        printf(", \"status\": \"error\", \"error\": ");
+        json_string(stdout, msg);
+        printf("}\n");
+        fflush(stdout);
+    }
+    draw_progress(run, 0);
+}
+
+static void report_ok(batch_run *run, const batch_item *it, const seg_result *r)
+{
+    run->ok++;
+    run->totals.decode += r->times.decode;
+    run->totals.model += r->times.model;
+    run->totals.build += r->times.build;
+    run->totals.solve += r->times.solve;
+    run->totals.encode += r->times.encode;
+    if (run->json) {
+        printf("{\"file\": ");
+        json_string(stdout, it->image);
+        printf(", \"status\": \"ok\", \"error\": null, \"seeds\": ");
+        json_string(stdout, it->seeds);
+        printf(", \"mask\": ");
+        json_string(stdout, it->mask);
+        printf(", \"width\": %d, \"height\": %d, \"flow\": %lld, \"foreground_pixels\": %lld, \"engine\": \"%s\", "
+               "\"device\": ",
+               r->photo.width, r->photo.height, (long long)r->flow_value, (long long)r->foreground_pixels,
+               r->engine_used == MF_ENGINE_GPU ? "gpu" : "cpu");
+        json_string(stdout, r->device);
+        printf(", \"times\": {\"decode\": %.6f, \"model\": %.6f, \"build\": %.6f, \"solve\": %.6f, "
+               "\"encode\": %.6f}}\n",
+               r->times.decode, r->times.model, r->times.build, r->times.solve, r->times.encode);
+        fflush(stdout);
+    }
+    draw_progress(run, 0);
+}
+
+/* ---- the stages */
+
+static int write_outputs(batch_run *run, const batch_item *it, seg_result *r, char *msg, size_t msg_size)
+{
+    double t0 = now();
+    const char *paths[3] = {it->mask, it->overlay, it->cutout};
+    for (int i = 0; i < 3; i++)
+        if (paths[i] && batch_make_parent_dirs(paths[i])) {
+            snprintf(msg, msg_size, "%s: cannot create its folder", paths[i]);
+            return -1;
+        }
+    int rc = seg_write_png(it->mask, run->force_outputs, &r->mask, msg, msg_size);
+    if (rc == 0 && it->overlay) {
+        img_image ov = {0};
+        rc = seg_overlay(r, &ov) ? (snprintf(msg, msg_size, "%s: out of memory", it->overlay), -1)
+                                 : seg_write_png(it->overlay, run->force_outputs, &ov, msg, msg_size);
+        img_free(&ov);
+    }
+    if (rc == 0 && it->cutout) {
+        img_image co = {0};
+        rc = seg_cutout(r, &co) ? (snprintf(msg, msg_size, "%s: out of memory", it->cutout), -1)
+                                : seg_write_png(it->cutout, run->force_outputs, &co, msg, msg_size);
+        img_free(&co);
+    }
+    r->times.encode = now() - t0;
+    return rc;
+}
+
+/* Ends a task: writes its outputs or reports its failure; frees it. */
+static void finish(batch_run *run, task *t)
+{
+    const batch_item *it = &run->list->items[t->index];
+    char msg[1024];
+    int ok = !t->failed && write_outputs(run, it, &t->job.r, msg, sizeof msg) == 0;
+    pthread_mutex_lock(&run->lock);
+    run->done_total++;
+    if (ok)
+        report_ok(run, it, &t->job.r);
+    else
+        report_error(run, it, t->failed ? t->job.r.error : msg);
+    run->in_flight--;
+    pthread_cond_broadcast(&run->wake);
+    pthread_mutex_unlock(&run->lock);
+    seg_job_free(&t->job);
+    seg_result_free(&t->job.r);
+    free(t);
+}
+
+/* After a solve: another iteration goes back to a solver, else finish. On
+ * the CPU path the worker solves itself. */
+static void after_solve(batch_run *run, task *t)
+{
+    for (;;) {
+        int rc = t->failed ? -1 : seg_job_next(&t->job, run->opt);
+        if (rc == 1 && run->use_gpu) {
+            pthread_mutex_lock(&run->lock);
+            push(&run->to_solve, t);
+            pthread_cond_broadcast(&run->wake);
+            pthread_mutex_unlock(&run->lock);
+            return;
+        }
+        if (rc == 1) {
+            t->failed = seg_job_solve(&t->job, run->opt, NULL) != 0;
+            continue;
+        }
+        t->failed = rc != 0;
+        finish(run, t);
+        return;
+    }
+}
+
+static void start_task(batch_run *run, size_t index)
+{
+    const batch_item *it = &run->list->items[index];
+    task *t = calloc(1, sizeof *t);
+    if (!t) {
+        pthread_mutex_lock(&run->lock);
+        run->done_total++;
+        report_error(run, it, "out of memory");
+        run->in_flight--;
+        pthread_cond_broadcast(&run->wake);
+        pthread_mutex_unlock(&run->lock);
+        return;
+    }
+    t->index = index;
+    t->failed = seg_job_start(&t->job, it->image, it->seeds, run->opt) != 0;
+    if (t->failed || !run->use_gpu) {
+        if (!t->failed)
+            t->failed = seg_job_solve(&t->job, run->opt, NULL) != 0;
+        after_solve(run, t);
+        return;
+    }
+    pthread_mutex_lock(&run->lock);
+    while (run->to_solve.length >= run->max_queued && run->gpu_threads_running)
+        pthread_cond_wait(&run->wake, &run->lock); /* back-pressure: networks are large */
+    push(&run->to_solve, t);
+    pthread_cond_broadcast(&run->wake);
+    pthread_mutex_unlock(&run->lock);
+}
+
+static void *cpu_worker(void *arg)
+{
+    batch_run *run = arg;
+    pthread_mutex_lock(&run->lock);
+    for (;;) {
+        task *t = pop(&run->solved);
+        if (t) {
+            pthread_mutex_unlock(&run->lock);
+            after_solve(run, t);
+            pthread_mutex_lock(&run->lock);
+            continue;
+        }
+        if (!g_stop && run->next_todo < run->todo_count && run->in_flight < run->max_in_flight) {
+            size_t index = run->todo[run->next_todo++];
+            run->in_flight++;
+            pthread_mutex_unlock(&run->lock);
+            start_task(run, index);
+            pthread_mutex_lock(&run->lock);
+            continue;
+        }
+        if ((g_stop || run->next_todo >= run->todo_count) && run->in_flight == 0)
+            break;
+        pthread_cond_wait(&run->wake, &run->lock);
+    }
+    pthread_cond_broadcast(&run->wake);
+    pthread_mutex_unlock(&run->lock);
+    return NULL;
+}
+
+typedef struct gpu_worker_arg {
+    batch_run *run;
+    mf_gpu_solver *solver;
+} gpu_worker_arg;
+
+static void *gpu_worker(void *arg)
+{
+    gpu_worker_arg *g = arg;
+    batch_run *run = g->run;
+    pthread_mutex_lock(&run->lock);
+    for (;;) {
+        task *t = pop(&run->to_solve);
+        if (t) {
+            pthread_cond_broadcast(&run->wake); /* room in the queue */
+            pthread_mutex_unlock(&run->lock);
+            t->failed = seg_job_solve(&t->job, run->opt, g->solver) != 0;
+            pthread_mutex_lock(&run->lock);
+            push(&run->solved, t);
+            pthread_cond_broadcast(&run->wake);
+            continue;
+        }
+        if ((g_stop || run->next_todo >= run->todo_count) && run->in_flight == 0)
+            break;
+        pthread_cond_wait(&run->wake, &run->lock);
+    }
+    pthread_mutex_unlock(&run->lock);
+    return NULL;
+}
+
+/* ---- options */
+
+static int parse_gpus(const char *s, int *devices, int *count)
+{
+    *count = 0;
+    if (!strcmp(s, "all")) {
+        *count = -1;
+        return 0;
+    }
+    if (!strcmp(s, "none"))
+        return 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || v > 1024 || *count >= MAX_GPUS || (*end && *end != ','))
+            return -1;
+        devices[(*count)++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return *count ? 0 : -1;
+}
+
+static int parse_shard(const char *s, int *k, int *n)
+{
+    char tail;
+    return sscanf(s, "%d/%d%c", k, n, &tail) == 2 && *n >= 1 && *k >= 1 && *k <= *n ? 0 : -1;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return path && stat(path, &st) == 0;
+}
+
+int cmd_batch(int argc, char **argv)
+{
+    enum {
+        O_SEEDS_DIR = 256, O_TRIMAP_DIR, O_LIST, O_OVERLAY_DIR, O_CUTOUT_DIR, O_JOBS, O_GPUS, O_SHARD, O_JSON,
+        O_TIME, O_NO_PROGRESS
+    };
+    static const struct option longopts[] = {
+        SEG_LONG_OPTIONS,
+        {"output", required_argument, NULL, 'o'},         {"seeds-dir", required_argument, NULL, O_SEEDS_DIR},
+        {"trimap-dir", required_argument, NULL, O_TRIMAP_DIR}, {"recursive", no_argument, NULL, 'r'},
+        {"list", required_argument, NULL, O_LIST},         {"overlay-dir", required_argument, NULL, O_OVERLAY_DIR},
+        {"cutout-dir", required_argument, NULL, O_CUTOUT_DIR}, {"jobs", required_argument, NULL, O_JOBS},
+        {"gpus", required_argument, NULL, O_GPUS},         {"shard", required_argument, NULL, O_SHARD},
+        {"json", no_argument, NULL, O_JSON},               {"time", no_argument, NULL, O_TIME},
+        {"no-progress", no_argument, NULL, O_NO_PROGRESS}, {"force", no_argument, NULL, 'f'},
+        {"quiet", no_argument, NULL, 'q'},                 {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    seg_options o;
+    seg_options_default(&o);
+    const char *out_dir = NULL, *seeds_dir = NULL, *list_path = NULL, *overlay_dir = NULL, *cutout_dir = NULL;
+    const char *unused_seed = NULL;
+    int recursive = 0, force = 0, json = 0, show_time = 0, no_progress = 0, shard_k = 1, shard_n = 1, c;
+    int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0;
+    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t iv;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:rfqh", longopts, NULL)) != -1) {
+        if (c == SO_SEEDS || c == SO_TRIMAP) {
+            DISPLAYLEVEL(1, "flowcut batch: use --seeds-dir or --trimap-dir (a folder of seed files)\n");
+            return EXIT_USAGE;
+        }
+        int handled = seg_parse_option(c, optarg, &o, &unused_seed, "flowcut batch");
+        if (handled < 0)
+            return EXIT_USAGE;
+        if (handled)
+            continue;
+        switch (c) {
+        case 'o': out_dir = optarg; break;
+        case O_SEEDS_DIR: seeds_dir = optarg; trimap = 0; break;
+        case O_TRIMAP_DIR: seeds_dir = optarg; trimap = 1; break;
+        case 'r': recursive = 1; break;
+        case O_LIST: list_path = optarg; break;
+        case O_OVERLAY_DIR: overlay_dir = optarg; break;
+        case O_CUTOUT_DIR: cutout_dir = optarg; break;
+        case O_JOBS:
+            if (parse_i64(optarg, 1, 4096, &iv)) {
+                DISPLAYLEVEL(1, "flowcut batch: --jobs needs 1..4096\n");
+                return EXIT_USAGE;
+            }
+            jobs = (long)iv;
+            break;
+        case O_GPUS:
+            if (parse_gpus(optarg, devices, &ndevices)) {
+                DISPLAYLEVEL(1, "flowcut batch: --gpus takes all, none or device numbers like 0,1\n");
+                return EXIT_USAGE;
+            }
+            gpus_given = 1;
+            break;
+        case O_SHARD:
+            if (parse_shard(optarg, &shard_k, &shard_n)) {
+                DISPLAYLEVEL(1, "flowcut batch: --shard takes K/N with 1 <= K <= N\n");
+                return EXIT_USAGE;
+            }
+            break;
+        case O_JSON: json = 1; break;
+        case O_TIME: show_time = 1; break;
+        case O_NO_PROGRESS: no_progress = 1; break;
+        case 'f': force = 1; break;
+        case 'q': g_display_level = 1; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        default:
+            DISPLAYLEVEL(1, "flowcut batch: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    const char *in_dir = optind < argc ? argv[optind] : NULL;
+    if (argc - optind > 1 || (!in_dir && !list_path) || !out_dir || !seeds_dir) {
+        DISPLAYLEVEL(1, "flowcut batch: needs IN_DIR (or --list FILE), -o OUT_DIR and --seeds-dir or --trimap-dir\n");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (trimap)
+        o.seeds = SEEDS_TRIMAP;
+    else if (o.seeds == SEEDS_TRIMAP)
+        o.seeds = SEEDS_LABELS;
+    if (jobs < 1)
+        jobs = 1;
+
+    /* the solving devices */
+    int device_count = 0;
+    int have_gpu = mf_gpu_compiled() && mf_gpu_available(&device_count) == MF_OK && device_count > 0;
+    if (!gpus_given && o.solve.device != 0) { /* --device N alone: that one */
+        devices[0] = o.solve.device;
+        ndevices = 1;
+    }
+    if (o.solve.engine == MF_ENGINE_CPU)
+        ndevices = 0;
+    if (ndevices != 0 && !have_gpu) {
+        if (o.solve.engine == MF_ENGINE_GPU || (gpus_given && ndevices > 0)) {
+            DISPLAYLEVEL(1, "flowcut batch: %s\n",
+                         mf_gpu_compiled() ? "no CUDA device is available" : "this build has no CUDA support");
+            return EXIT_FAIL;
+        }
+        ndevices = 0;
+    }
+    if (ndevices < 0) {
+        ndevices = device_count < MAX_GPUS ? device_count : MAX_GPUS;
+        for (int i = 0; i < ndevices; i++)
+            devices[i] = i;
+    }
+    if (ndevices == 0 && o.solve.engine == MF_ENGINE_GPU) {
+        DISPLAYLEVEL(1, "flowcut batch: --engine gpu with --gpus none\n");
+        return EXIT_USAGE;
+    }
+
+    /* the work list */
+    batch_list list = {0};
+    char err[1024];
+    int status = EXIT_FAIL;
+    mf_gpu_solver *solvers[MAX_GPUS] = {0};
+    pthread_t threads[MAX_GPUS + 4096];
+    gpu_worker_arg gargs[MAX_GPUS];
+    size_t nthreads = 0;
+    batch_run run;
+    memset(&run, 0, sizeof run);
+    const char *skip[4] = {out_dir, seeds_dir, overlay_dir, cutout_dir};
+    int rc = list_path ? batch_collect_list(&list, list_path, in_dir, err, sizeof err)
+                       : batch_collect_dir(&list, in_dir, recursive, skip, 4, err, sizeof err);
+    if (rc) {
+        DISPLAYLEVEL(1, "flowcut batch: %s\n", err);
+        goto done;
+    }
+    batch_sort_and_shard(&list, shard_k, shard_n);
+    if (batch_pair(&list, seeds_dir, out_dir, overlay_dir, cutout_dir)) {
+        DISPLAYLEVEL(1, "flowcut batch: out of memory\n");
+        goto done;
+    }
+    run.opt = &o;
+    run.list = &list;
+    run.force_outputs = 1; /* an item is redone only when some output is missing, or with -f */
+    run.json = json;
+    run.todo = malloc((list.count + 1) * sizeof *run.todo);
+    if (!run.todo) {
+        DISPLAYLEVEL(1, "flowcut batch: out of memory\n");
+        goto done;
+    }
+    pthread_mutex_init(&run.lock, NULL);
+    pthread_cond_init(&run.wake, NULL);
+    for (size_t i = 0; i < list.count; i++) {
+        const batch_item *it = &list.items[i];
+        if (it->problem) {
+            char msg[1400];
+            snprintf(msg, sizeof msg, "%s: %s", it->image, it->problem);
+            report_error(&run, it, msg);
+        } else if (!force && file_exists(it->mask) && (!it->overlay || file_exists(it->overlay)) &&
+                   (!it->cutout || file_exists(it->cutout))) {
+            run.skipped++;
+            if (json) {
+                printf("{\"file\": ");
+                json_string(stdout, it->image);
+                printf(", \"status\": \"skipped\", \"error\": null, \"mask\": ");
+                json_string(stdout, it->mask);
+                printf("}\n");
+            }
+        } else {
+            run.todo[run.todo_count++] = i;
+        }
+    }
+
+    run.progress = !no_progress && g_display_level >= 2 && isatty(STDERR_FILENO);
+    for (int i = 0; i < ndevices; i++) {
+        mf_error merr = {0};
+        if (mf_gpu_solver_create(devices[i], &solvers[i], &merr)) {
+            char m[512];
+            mf_error_format(&merr, m, sizeof m);
+            DISPLAYLEVEL(1, "flowcut batch: device %d: %s\n", devices[i], m);
+            goto done;
+        }
+    }
+    run.use_gpu = ndevices > 0;
+    run.gpu_threads_running = ndevices;
+    run.max_queued = 2 * (size_t)(ndevices > 0 ? ndevices : 1);
+    run.max_in_flight = (size_t)jobs + run.max_queued + (size_t)ndevices;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    DISPLAYLEVEL(3, "flowcut batch: %zu inputs, %zu to do, %ld workers, %d GPUs\n", list.count, run.todo_count, jobs,
+                 ndevices);
+    run.start = now();
+    for (int i = 0; i < ndevices; i++) {
+        gargs[i].run = &run;
+        gargs[i].solver = solvers[i];
+        if (pthread_create(&threads[nthreads], NULL, gpu_worker, &gargs[i]) == 0)
+            nthreads++;
+    }
+    size_t started_cpu = 0;
+    for (long i = 0; i < jobs && run.todo_count > 0; i++)
+        if (pthread_create(&threads[nthreads], NULL, cpu_worker, &run) == 0) {
+            nthreads++;
+            started_cpu++;
+        }
+    if (run.todo_count > 0 && started_cpu == 0)
+        cpu_worker(&run); /* no thread could start: work on this one */
+    for (size_t i = 0; i < nthreads; i++)
+        pthread_join(threads[i], NULL);
+    double wall = now() - run.start;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (run.todo_count > 0)
+        draw_progress(&run, 1);
+
+    size_t not_started = run.todo_count - run.next_todo;
+    DISPLAYLEVEL(1, "flowcut batch: %zu ok, %zu failed, %zu skipped (outputs exist)%s in %.1f s, %.2f images/s\n",
+                 run.ok, run.failed, run.skipped, g_stop ? ", interrupted" : "", wall,
+                 wall > 0 ? (double)run.ok / wall : 0.0);
+    if (g_stop && not_started)
+        DISPLAYLEVEL(1, "flowcut batch: %zu not started; run the same command again to resume\n", not_started);
+    if (show_time && run.ok) {
+        stage_totals *s = &run.totals;
+        double cpu = s->decode + s->model + s->build + s->encode + (run.use_gpu ? 0 : s->solve);
+        DISPLAYLEVEL(1,
+                     "flowcut batch: stage seconds over %zu images: decode %.2f, model %.2f, build %.2f, "
+                     "solve %.2f, encode %.2f\n",
+                     run.ok, s->decode, s->model, s->build, s->solve, s->encode);
+        DISPLAYLEVEL(1, "flowcut batch: busy: %ld CPU workers %.0f%%", jobs, 100.0 * cpu / ((double)jobs * wall));
+        if (run.use_gpu)
+            DISPLAYLEVEL(1, ", %d GPUs solving %.0f%%", ndevices, 100.0 * s->solve / ((double)ndevices * wall));
+        DISPLAYLEVEL(1, "\n");
+    }
+    status = g_stop ? 130 : run.failed ? EXIT_FAIL : EXIT_OK;
+done:
+    for (int i = 0; i < MAX_GPUS; i++)
+        if (solvers[i])
+            mf_gpu_solver_destroy(solvers[i]);
+    if (run.todo) {
+        pthread_mutex_destroy(&run.lock);
+        pthread_cond_destroy(&run.wake);
+    }
+    free(run.todo);
+    batch_list_free(&list);
+    return status;
+}
