@@ -130,11 +130,18 @@ __device__ __forceinline__ bool claim(const dev_state &d, int32_t x, int32_t rou
     return atomicExch(&d.stamp[x], round_tag) != round_tag;
 }
 
-/* One push or relabel per active vertex of the worklist (synchronous round). */
+/* Discharges each active vertex of the worklist for up to `cycles` push or
+ * relabel steps (one step when its degree exceeds 2G). Each lane caches the
+ * residual capacity and height of up to two neighbours, so that pushes to
+ * several neighbours in one visit cost no rescans: on grids one push per
+ * round moved excess a single arc per ~1 ms round.
+ * Why it stays a valid preflow under races: e and every cached residual are
+ * lower bounds (only v lowers its excess or the residuals out of v), and
+ * cached heights are lower bounds (heights only grow between BFSs). */
 template <int G>
 __global__ void __launch_bounds__(256)
     push_relabel_round(dev_state d, int parity, int round, int32_t hmax, int32_t target,
-                       int32_t blocked)
+                       int32_t blocked, int cycles)
 {
     const int32_t *__restrict__ wl = d.wl[parity];
     int32_t *__restrict__ wl_next = d.wl[parity ^ 1];
@@ -145,45 +152,87 @@ __global__ void __launch_bounds__(256)
     const unsigned mask = group_mask<G>();
     const int lane = threadIdx.x & (G - 1);
     const int32_t groups = (gridDim.x * blockDim.x) / G;
-    /* warp-uniform loop: every lane reaches the appends at the bottom */
+    /* warp-uniform loop: every lane reaches the appends */
     const int32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) & ~31) / G;
     for (int32_t base = first; base < size; base += groups) {
         const int32_t idx = base + (int32_t)((threadIdx.x & 31) / G);
-        int32_t push_to = -1, keep = -1;
+        int32_t v = -1, h = 0, out0 = 0, dout = 0, in0 = 0, deg = 0;
+        long long e = 0;
         if (idx < size) {
-            const int32_t v = wl[idx];
-            long long e = 0;
-            int32_t h = 0;
+            v = wl[idx];
             if (lane == 0) {
                 e = (long long)d.excess[v];
                 h = d.height[v];
             }
             e = group_bcast<G>(e, mask);
             h = group_bcast<G>(h, mask);
-            if (e > 0 && h < hmax) {
-                const int32_t out0 = d.out_start[v], dout = d.out_start[v + 1] - out0;
-                const int32_t in0 = d.in_start[v], din = d.in_start[v + 1] - in0;
-                unsigned long long best = ~0ull;
-                for (int32_t k = lane; k < dout + din; k += G) {
+        }
+        const bool live = v >= 0 && e > 0 && h < hmax;
+        const int32_t h_start = h;
+        int32_t cres[2] = {0, 0}, chgt[2] = {0, 0};
+        if (live) {
+            out0 = d.out_start[v];
+            dout = d.out_start[v + 1] - out0;
+            in0 = d.in_start[v];
+            deg = dout + (d.in_start[v + 1] - in0);
+        }
+        const bool cached = deg <= 2 * G;
+        if (live && cached) {
+#pragma unroll
+            for (int j = 0; j < 2; j++) {
+                const int32_t k = lane + j * G;
+                if (k < deg) {
                     nbr r = neighbour(d, v, out0, dout, in0, k);
-                    if (r.res > 0) {
-                        unsigned long long key =
-                            ((unsigned long long)(uint32_t)d.height[r.w] << 32) | (uint32_t)k;
-                        best = key < best ? key : best;
+                    cres[j] = r.res > 0 ? r.res : 0;
+                    chgt[j] = r.res > 0 ? d.height[r.w] : 0;
+                }
+            }
+        }
+        bool active = live;
+        for (int c = 0; c < cycles; c++) {
+            int32_t push_to = -1;
+            unsigned long long best = ~0ull;
+            if (active) {
+                if (cached) {
+#pragma unroll
+                    for (int j = 0; j < 2; j++)
+                        if (cres[j] > 0) {
+                            unsigned long long key = ((unsigned long long)(uint32_t)chgt[j] << 32) |
+                                                     (uint32_t)(lane + j * G);
+                            best = key < best ? key : best;
+                        }
+                } else {
+                    for (int32_t k = lane; k < deg; k += G) {
+                        nbr r = neighbour(d, v, out0, dout, in0, k);
+                        if (r.res > 0) {
+                            unsigned long long key =
+                                ((unsigned long long)(uint32_t)d.height[r.w] << 32) | (uint32_t)k;
+                            best = key < best ? key : best;
+                        }
                     }
                 }
                 if (G > 1)
                     best = group_min<G>(best, mask);
-                if (lane == 0) {
-                    if (best == ~0ull) { /* no residual arc at all: v is cut off */
-                        d.height[v] = hmax;
-                    } else {
-                        const int32_t hw = (int32_t)(best >> 32);
-                        const int32_t k = (int32_t)(best & 0xffffffffu);
-                        if (h > hw) {
+                if (best == ~0ull) { /* no residual arc left: v is cut off */
+                    h = hmax;
+                    active = false;
+                } else {
+                    const int32_t hw = (int32_t)(best >> 32);
+                    const int32_t k = (int32_t)(best & 0xffffffffu);
+                    if (h > hw) {
+                        const int owner = k & (G - 1);
+                        long long delta = 0;
+                        if (lane == owner) {
                             nbr r = neighbour(d, v, out0, dout, in0, k);
-                            /* r.res only grew since the scan: only v pushes this way */
-                            long long delta = e < (long long)r.res ? e : (long long)r.res;
+                            const int j = k / G;
+                            const int32_t res = cached ? (j ? cres[1] : cres[0]) : r.res;
+                            delta = e < (long long)res ? e : (long long)res;
+                            if (cached) {
+                                if (j)
+                                    cres[1] -= (int32_t)delta;
+                                else
+                                    cres[0] -= (int32_t)delta;
+                            }
                             atomicAdd(&d.flow[r.arc], r.dir * (int32_t)delta);
                             atomicAdd(&d.excess[v], (unsigned long long)(-delta));
                             if (r.w != target && r.w != blocked) {
@@ -191,19 +240,30 @@ __global__ void __launch_bounds__(256)
                                 if (claim(d, r.w, round + 1))
                                     push_to = r.w;
                             }
-                            if (e > delta && claim(d, v, round + 1))
-                                keep = v;
-                        } else {
-                            int32_t nh = hw + 1;
-                            d.height[v] = nh < hmax ? nh : hmax;
-                            if (nh < hmax && claim(d, v, round + 1))
-                                keep = v;
                         }
+                        if (G > 1)
+                            delta = __shfl_sync(mask, delta, owner, G);
+                        e -= delta;
+                        if (e == 0)
+                            active = false;
+                    } else {
+                        h = hw + 1 < hmax ? hw + 1 : hmax;
+                        if (h >= hmax)
+                            active = false;
                     }
                 }
+                if (!cached)
+                    active = false;
             }
+            warp_append(wl_next, next_count, push_to, push_to >= 0);
         }
-        warp_append(wl_next, next_count, push_to, push_to >= 0);
+        int32_t keep = -1;
+        if (live && lane == 0) {
+            if (h != h_start)
+                d.height[v] = h;
+            if (e > 0 && h < hmax && claim(d, v, round + 1))
+                keep = v;
+        }
         warp_append(wl_next, next_count, keep, keep >= 0);
     }
 }
@@ -482,26 +542,25 @@ fail:
     return rc;
 }
 
-typedef void (*round_fn)(dev_state, int, int, int32_t, int32_t, int32_t);
-typedef void (*level_fn)(dev_state, int, int, int32_t);
 
 struct engine_cfg {
     int group;
     int blocks;
-    int batch; /* rounds queued between host checks */
+    int batch;  /* rounds queued between host checks */
+    int cycles; /* push/relabel steps per vertex visit */
 };
 
-static int launch_round(int group, dim3 grid, cudaStream_t st, const dev_state &d, int parity,
-                        int round, int32_t hmax, int32_t target, int32_t blocked)
+static void launch_round(const engine_cfg &cfg, dim3 grid, cudaStream_t st, const dev_state &d, int parity,
+                         int round, int32_t hmax, int32_t target, int32_t blocked)
 {
-    switch (group) {
-    case 1: push_relabel_round<1><<<grid, 256, 0, st>>>(d, parity, round, hmax, target, blocked); break;
-    case 4: push_relabel_round<4><<<grid, 256, 0, st>>>(d, parity, round, hmax, target, blocked); break;
-    case 8: push_relabel_round<8><<<grid, 256, 0, st>>>(d, parity, round, hmax, target, blocked); break;
-    case 16: push_relabel_round<16><<<grid, 256, 0, st>>>(d, parity, round, hmax, target, blocked); break;
-    default: push_relabel_round<32><<<grid, 256, 0, st>>>(d, parity, round, hmax, target, blocked); break;
+    const int c = cfg.cycles;
+    switch (cfg.group) {
+    case 1: push_relabel_round<1><<<grid, 256, 0, st>>>(d, parity, round, hmax, target, blocked, c); break;
+    case 4: push_relabel_round<4><<<grid, 256, 0, st>>>(d, parity, round, hmax, target, blocked, c); break;
+    case 8: push_relabel_round<8><<<grid, 256, 0, st>>>(d, parity, round, hmax, target, blocked, c); break;
+    case 16: push_relabel_round<16><<<grid, 256, 0, st>>>(d, parity, round, hmax, target, blocked, c); break;
+    default: push_relabel_round<32><<<grid, 256, 0, st>>>(d, parity, round, hmax, target, blocked, c); break;
     }
-    return 0;
 }
 
 static void launch_level(int group, dim3 grid, cudaStream_t st, const dev_state &d, int parity,
@@ -568,7 +627,7 @@ static int run_phase(mf_gpu_solver *s, const engine_cfg &cfg, int32_t target, in
         int since = 0;
         while (since < relabel_interval) {
             for (int b = 0; b < cfg.batch; b++, round++, since++)
-                launch_round(cfg.group, grid, s->stream, d, round & 1, round, hmax, target, blocked);
+                launch_round(cfg, grid, s->stream, d, round & 1, round, hmax, target, blocked);
             CUDA_TRY(cudaMemcpyAsync(s->host_counter, &d.counters[round % 3], 4,
                                      cudaMemcpyDeviceToHost, s->stream));
             CUDA_TRY(cudaStreamSynchronize(s->stream));
@@ -643,6 +702,9 @@ extern "C" int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_option
             cfg.group = 32;
         cfg.blocks = s->sm_count * env_int("FLOWCUT_GPU_BLOCKS_PER_SM", 8);
         cfg.batch = env_int("FLOWCUT_GPU_BATCH", 8);
+        cfg.cycles = env_int("FLOWCUT_GPU_CYCLES", 8);
+        if (cfg.cycles < 1)
+            cfg.cycles = 1;
         if (cfg.batch < 1)
             cfg.batch = 1;
         int32_t interval = opt->gpu_relabel_interval;

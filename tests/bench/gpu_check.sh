@@ -64,13 +64,13 @@ if has bench; then
 fi
 
 if has sweep; then
-    # engine knobs on the grid family: lanes per vertex, relabel interval
-    for grp in 4 8 16; do
-        for iv in 0 50 200; do
-            r=$(FLOWCUT_GPU_GROUP=$grp FLOWCUT_GPU_INTERVAL=$([ $iv -eq 0 ] && echo "" || echo $iv) timeout 120 \
-                "$BUILD/tests/bench/bench_maxflow" --suite gpu --repeats 3 --only "${SWEEP_ONLY:-grid 4 Mpx}" | sed -n 2p)
-            note "sweep group=$grp interval=${iv/#0/ecl}: $r"
-        done
+    # engine knobs: each word of SWEEP is one configuration, VAR=value pairs
+    # joined by commas, e.g. SWEEP="FLOWCUT_GPU_CYCLES=1 FLOWCUT_GPU_CYCLES=8,FLOWCUT_GPU_GROUP=8"
+    for cfg in ${SWEEP:-FLOWCUT_GPU_CYCLES=1 FLOWCUT_GPU_CYCLES=4 FLOWCUT_GPU_CYCLES=8 FLOWCUT_GPU_CYCLES=16}; do
+        r=$(env ${cfg//,/ } timeout 120 "$BUILD/tests/bench/bench_maxflow" --suite gpu --repeats 3 \
+            --only "${SWEEP_ONLY:-grid}" | tail -n +2)
+        note "sweep $cfg:"
+        note "$r"
     done
 fi
 

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Batch throughput: images/s of `flowcut batch` on ../shared/data/seg-dev
+# (102 photos, seeds synthesised from the ground truth as in seg_eval.py)
+# and on N of those photos upscaled to 12 Mpx (JPEG, as cameras write
+# them), with the CPU engine and, where a device exists, the GPU; the
+# per-stage totals show what limits throughput. Needs /usr/bin/python3
+# with OpenCV; skipped when seg-dev is absent.
+#   tests/bench/batch_bench.sh FLOWCUT [N12 (default 50)] [engines (default "cpu gpu")]
+set -uo pipefail
+F=$(realpath "${1:?usage: batch_bench.sh FLOWCUT [N12] [ENGINES]}")
+N12=${2:-50}
+ENGINES=${3:-cpu gpu}
+HERE=$(cd "$(dirname "$0")" && pwd)
+DEV=$HERE/../../../shared/data/seg-dev
+[ -d "$DEV/images" ] || { echo "batch_bench: skipped: $DEV not found"; exit 0; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/dev-seeds" "$T/big" "$T/big-seeds"
+/usr/bin/python3 - "$HERE" "$DEV" "$T" "$N12" <<'PY' || { echo "batch_bench: skipped: needs python3-opencv"; exit 0; }
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import cv2, seg_eval
+dev, out, n12 = sys.argv[2], sys.argv[3], int(sys.argv[4])
+names = sorted(os.listdir(os.path.join(dev, "images")))
+for i, name in enumerate(names):
+    label = cv2.imread(os.path.join(dev, "labels", name), cv2.IMREAD_GRAYSCALE)
+    seeds = seg_eval.make_seeds(label, name)
+    cv2.imwrite(os.path.join(out, "dev-seeds", name), seeds)
+    if i < n12:  # 12 Mpx: 4000x3000 for landscape photos, 3000x4000 for portrait
+        img = cv2.imread(os.path.join(dev, "images", name))
+        h, w = label.shape
+        size = (4000, 3000) if w >= h else (3000, 4000)
+        stem = os.path.splitext(name)[0]
+        cv2.imwrite(os.path.join(out, "big", stem + ".jpg"), cv2.resize(img, size, interpolation=cv2.INTER_CUBIC),
+                    [cv2.IMWRITE_JPEG_QUALITY, 92])
+        cv2.imwrite(os.path.join(out, "big-seeds", name), cv2.resize(seeds, size, interpolation=cv2.INTER_NEAREST))
+PY
+has_gpu=0
+"$F" maxflow --engine gpu "$HERE/../data/max_flow.dat" >/dev/null 2>&1 && has_gpu=1
+echo "batch throughput ($(nproc) cores$( [ $has_gpu = 1 ] && echo ", $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"))"
+printf "%-22s %-4s %7s %8s %9s  %s\n" "set" "eng" "images" "wall s" "images/s" "stage seconds summed over images; busy"
+run() { # NAME ENGINE IN SEEDS
+    [ "$2" = gpu ] && [ $has_gpu = 0 ] && { printf "%-22s %-4s skipped: no CUDA device\n" "$1" "$2"; return; }
+    local out="$T/out-$1-$2"
+    "$F" batch "$3" -o "$out" --seeds-dir "$4" --engine "$2" --time --no-progress 2>"$T/log" >/dev/null
+    local summary=$(grep -E 'ok, [0-9]+ failed' "$T/log")
+    local n=$(echo "$summary" | sed -n 's/.*: \([0-9]*\) ok.*/\1/p')
+    local wall=$(echo "$summary" | sed -n 's/.* in \([0-9.]*\) s.*/\1/p')
+    local rate=$(echo "$summary" | sed -n 's/.* s, \([0-9.]*\) images.*/\1/p')
+    local stages=$(grep 'stage seconds' "$T/log" | sed 's/.*images: //')
+    local busy=$(grep 'busy:' "$T/log" | sed 's/.*busy: //')
+    printf "%-22s %-4s %7s %8s %9s  %s; %s\n" "$1" "$2" "$n" "$wall" "$rate" "$stages" "$busy"
+    grep -q ' 0 failed' "$T/log" || { echo "  failures:"; grep '^flowcut:' "$T/log" | head -3; }
+}
+for e in $ENGINES; do run "seg-dev (0.4 Mpx)" "$e" "$DEV/images" "$T/dev-seeds"; done
+[ "$N12" -gt 0 ] && for e in $ENGINES; do run "$N12 photos at 12 Mpx" "$e" "$T/big" "$T/big-seeds"; done
+if [ $has_gpu = 1 ]; then
+    cmp_fail=0
+    for m in "$T/out-seg-dev (0.4 Mpx)-cpu"/*.png; do
+        cmp -s "$m" "$T/out-seg-dev (0.4 Mpx)-gpu/$(basename "$m")" || cmp_fail=$((cmp_fail + 1))
+    done
+    [ -d "$T/out-seg-dev (0.4 Mpx)-cpu" ] && echo "seg-dev: CPU and GPU masks differ on $cmp_fail images"
+fi
