@@ -32,7 +32,7 @@ struct dev_state {
     int32_t *height;
     int32_t *stamp;
     int32_t *wl[2];
-    int32_t *counters; /* [0..2] worklist sizes (rotating), [3] misc */
+    int32_t *counters; /* [0..2] worklist sizes (rotating), [4..5] uint64 visits since the last BFS */
     unsigned long long *value;
     uint8_t *side;
 };
@@ -44,7 +44,7 @@ struct mf_gpu_solver {
     cudaStream_t stream;
     dev_state d;
     int32_t n_cap, m_cap; /* allocated sizes */
-    int32_t *host_counter; /* pinned */
+    int32_t *host_counter; /* pinned: [0] a worklist size, [2..3] uint64 visits */
 };
 
 /* --------------------------------------------------------------------- */
@@ -147,8 +147,10 @@ __global__ void __launch_bounds__(256)
     int32_t *__restrict__ wl_next = d.wl[parity ^ 1];
     const int32_t size = d.counters[round % 3];
     int32_t *next_count = &d.counters[(round + 1) % 3];
-    if (blockIdx.x == 0 && threadIdx.x == 0)
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
         d.counters[(round + 2) % 3] = 0; /* read last in round - 1 */
+        *(unsigned long long *)(d.counters + 4) += (unsigned long long)size; /* visits since the BFS */
+    }
     const unsigned mask = group_mask<G>();
     const int lane = threadIdx.x & (G - 1);
     const int32_t groups = (gridDim.x * blockDim.x) / G;
@@ -284,14 +286,44 @@ __global__ void __launch_bounds__(256) saturate_source(dev_state d, int32_t s)
 }
 
 /* Starts a BFS: every height infinite but the target's. */
-__global__ void __launch_bounds__(256) bfs_init(dev_state d, int32_t target, int parity)
+__global__ void __launch_bounds__(256) bfs_init(dev_state d, int32_t target)
 {
     for (int32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < d.n; v += gridDim.x * blockDim.x)
         d.height[v] = v == target ? 0 : HEIGHT_INF;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-        d.wl[parity][0] = target;
-        d.counters[0] = 1;
+        d.counters[0] = 0;
         d.counters[1] = 0;
+        d.counters[2] = 0;
+    }
+}
+
+/* BFS level 1: the target's neighbours, over the whole grid. A terminal of
+ * an image network has millions of arcs; expanding it with one lane group
+ * like any other frontier vertex made it the slowest step of the solve. */
+__global__ void __launch_bounds__(256) bfs_expand_target(dev_state d, int32_t target, int32_t blocked)
+{
+    const int32_t out0 = d.out_start[target], dout = d.out_start[target + 1] - out0;
+    const int32_t in0 = d.in_start[target], deg = dout + (d.in_start[target + 1] - in0);
+    const int32_t stride = gridDim.x * blockDim.x;
+    for (int32_t base = (blockIdx.x * blockDim.x + threadIdx.x) & ~31; base < deg; base += stride) {
+        const int32_t k = base + (threadIdx.x & 31);
+        int32_t x = -1;
+        if (k < deg) {
+            int32_t res;
+            if (k < dout) {
+                const int32_t a = out0 + k;
+                x = d.arc_head[a];
+                res = d.arc_rcap[a] + d.flow[a]; /* x -> target against the arc */
+            } else {
+                const int32_t a = d.in_arc[in0 + (k - dout)];
+                x = d.in_tail[in0 + (k - dout)];
+                res = d.arc_cap[a] - d.flow[a];
+            }
+            if (!(res > 0 && x != blocked && x != target &&
+                  atomicCAS(&d.height[x], HEIGHT_INF, 1) == HEIGHT_INF))
+                x = -1;
+        }
+        warp_append(d.wl[1], &d.counters[1], x, x >= 0);
     }
 }
 
@@ -469,7 +501,7 @@ extern "C" int mf_gpu_solver_create(int device, mf_gpu_solver **out, mf_error *e
     s->sm_count = prop.multiProcessorCount;
     snprintf(s->name, sizeof s->name, "%s", prop.name);
     CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-    CUDA_TRY(cudaMallocHost((void **)&s->host_counter, 4 * sizeof(int32_t)));
+    CUDA_TRY(cudaMallocHost((void **)&s->host_counter, 8 * sizeof(int32_t)));
     *out = s;
     return MF_OK;
 fail:
@@ -548,6 +580,7 @@ struct engine_cfg {
     int blocks;
     int batch;  /* rounds queued between host checks */
     int cycles; /* push/relabel steps per vertex visit */
+    double work_limit; /* vertex visits between global relabels */
 };
 
 static void launch_round(const engine_cfg &cfg, dim3 grid, cudaStream_t st, const dev_state &d, int parity,
@@ -578,13 +611,15 @@ static void launch_level(int group, dim3 grid, cudaStream_t st, const dev_state 
 /* BFS from target over residual arcs; returns the number of levels. Levels
  * are queued in batches; the host reads the frontier size once a batch. */
 static int global_relabel(mf_gpu_solver *s, const engine_cfg &cfg, int32_t target, int32_t blocked,
-                          mf_error *err)
+                          mf_stats *st, mf_error *err)
 {
     int rc = MF_OK;
+    const double t0 = mf_now();
     dev_state &d = s->d;
     dim3 grid(cfg.blocks);
-    bfs_init<<<grid, 256, 0, s->stream>>>(d, target, 0);
-    int level = 0;
+    bfs_init<<<grid, 256, 0, s->stream>>>(d, target);
+    bfs_expand_target<<<grid, 256, 0, s->stream>>>(d, target, blocked);
+    int level = 1; /* level l reads wl[l & 1] of size counters[l % 3] */
     for (;;) {
         for (int b = 0; b < cfg.batch; b++, level++)
             launch_level(cfg.group, grid, s->stream, d, level & 1, level, blocked);
@@ -595,6 +630,8 @@ static int global_relabel(mf_gpu_solver *s, const engine_cfg &cfg, int32_t targe
             break;
     }
     CUDA_TRY(cudaGetLastError());
+    st->bfs_levels += level;
+    st->relabel_seconds += mf_now() - t0;
     return MF_OK;
 fail:
     return rc;
@@ -613,11 +650,11 @@ static int run_phase(mf_gpu_solver *s, const engine_cfg &cfg, int32_t target, in
     dim3 grid(cfg.blocks);
     int round = *round_io;
     for (;;) {
-        rc = global_relabel(s, cfg, target, blocked, err);
+        rc = global_relabel(s, cfg, target, blocked, st, err);
         if (rc)
             return rc;
         st->global_relabels++;
-        CUDA_TRY(cudaMemsetAsync(d.counters, 0, 3 * sizeof(int32_t), s->stream));
+        CUDA_TRY(cudaMemsetAsync(d.counters, 0, 6 * sizeof(int32_t), s->stream));
         rebuild_worklist<<<grid, 256, 0, s->stream>>>(d, round & 1, round, hmax, blocked, target);
         CUDA_TRY(cudaMemcpyAsync(s->host_counter, &d.counters[round % 3], 4, cudaMemcpyDeviceToHost,
                                  s->stream));
@@ -625,15 +662,25 @@ static int run_phase(mf_gpu_solver *s, const engine_cfg &cfg, int32_t target, in
         if (s->host_counter[0] == 0)
             break;
         int since = 0;
+        unsigned long long visits = 0;
         while (since < relabel_interval) {
             for (int b = 0; b < cfg.batch; b++, round++, since++)
                 launch_round(cfg, grid, s->stream, d, round & 1, round, hmax, target, blocked);
             CUDA_TRY(cudaMemcpyAsync(s->host_counter, &d.counters[round % 3], 4,
                                      cudaMemcpyDeviceToHost, s->stream));
+            CUDA_TRY(cudaMemcpyAsync(s->host_counter + 2, d.counters + 4, 8, cudaMemcpyDeviceToHost,
+                                     s->stream));
             CUDA_TRY(cudaStreamSynchronize(s->stream));
+            memcpy(&visits, s->host_counter + 2, 8);
             if (s->host_counter[0] == 0)
                 break;
+            /* labels go stale as excess gets trapped: relabel after about
+             * work_limit visits (hi_pr's work-based trigger), not only after
+             * a fixed number of rounds */
+            if (cfg.work_limit > 0 && (double)visits >= cfg.work_limit)
+                break;
         }
+        st->visits += (int64_t)visits;
         CUDA_TRY(cudaGetLastError());
     }
     st->rounds += round - *round_io;
@@ -703,6 +750,10 @@ extern "C" int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_option
         cfg.blocks = s->sm_count * env_int("FLOWCUT_GPU_BLOCKS_PER_SM", 8);
         cfg.batch = env_int("FLOWCUT_GPU_BATCH", 8);
         cfg.cycles = env_int("FLOWCUT_GPU_CYCLES", 8);
+        {
+            const char *w = getenv("FLOWCUT_GPU_WORK");
+            cfg.work_limit = (w && *w ? atof(w) : 2.0) * (double)n;
+        }
         if (cfg.cycles < 1)
             cfg.cycles = 1;
         if (cfg.batch < 1)

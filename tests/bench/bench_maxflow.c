@@ -121,8 +121,8 @@ int main(int argc, char **argv)
     }
     char device[128] = "";
     int failures = 0;
-    printf("%-34s %9s %10s %14s %9s %9s %9s %8s %7s\n", "instance", "|V|", "|E|", "flow", "cpu_s",
-           "gpu_s", "gpu_e2e_s", "speedup", "rounds");
+    printf("%-34s %9s %10s %14s %9s %9s %9s %8s %7s %5s %7s %6s %8s\n", "instance", "|V|", "|E|", "flow", "cpu_s",
+           "gpu_s", "gpu_e2e_s", "speedup", "rounds", "bfs", "levels", "bfs_s", "visits/n");
     for (size_t k = 0; k < count; k++) {
         const instance *in = &suite[k];
         if (only && !strstr(in->name, only))
@@ -159,6 +159,8 @@ int main(int argc, char **argv)
         double cpu_med = median(cpu_t, cpu_repeats < 16 ? cpu_repeats : 16);
         double gpu_med = 0, e2e_med = 0;
         long long rounds = 0;
+        mf_stats gst;
+        memset(&gst, 0, sizeof gst);
         if (use_gpu) {
             int ok = 1;
             for (int r = -1; r < repeats && r < 64; r++) { /* r = -1: warm-up and check */
@@ -173,6 +175,7 @@ int main(int argc, char **argv)
                 if (r < 0) {
                     snprintf(device, sizeof device, "%s", gr.stats.device_name);
                     rounds = gr.stats.rounds;
+                    gst = gr.stats;
                     if (gr.flow_value != cpu.flow_value ||
                         memcmp(gr.source_side, cpu.source_side, (size_t)g.num_vertices) ||
                         mf_verify(&g, &gr, phase2, &err)) {
@@ -196,9 +199,10 @@ int main(int argc, char **argv)
             }
         }
         if (use_gpu && gpu_med > 0)
-            printf("%-34s %9d %10d %14lld %9.3f %9.4f %9.4f %7.1fx %7lld\n", in->name,
+            printf("%-34s %9d %10d %14lld %9.3f %9.4f %9.4f %7.1fx %7lld %5lld %7lld %6.3f %8.1f\n", in->name,
                    g.num_vertices, input_arcs, (long long)cpu.flow_value, cpu_med, gpu_med, e2e_med,
-                   cpu_med / gpu_med, rounds);
+                   cpu_med / gpu_med, rounds, (long long)gst.global_relabels, (long long)gst.bfs_levels,
+                   gst.relabel_seconds, (double)gst.visits / g.num_vertices);
         else
             printf("%-34s %9d %10d %14lld %9.3f %9s %9s %8s %7s\n", in->name, g.num_vertices,
                    input_arcs, (long long)cpu.flow_value, cpu_med, "-", "-", "-", "-");

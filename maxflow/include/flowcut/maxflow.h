@@ -142,6 +142,9 @@ typedef struct mf_stats {
     double upload_seconds;      /* GPU: host to device copy and setup */
     double download_seconds;    /* GPU: results back */
     int64_t pushes, relabels, global_relabels, rounds;
+    int64_t bfs_levels;         /* GPU: levels over all global relabels */
+    int64_t visits;             /* GPU: active-vertex visits over all rounds */
+    double relabel_seconds;     /* GPU: time in global relabels */
     int engine_used;            /* MF_ENGINE_CPU or MF_ENGINE_GPU */
     char device_name[128];
 } mf_stats;
