@@ -491,6 +491,10 @@ int cmd_batch(int argc, char **argv)
         o.seeds = SEEDS_LABELS;
     if (jobs < 1)
         jobs = 1;
+    { /* the network build of each worker gets its share of the cores */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        o.graph.threads = cores > jobs ? (int)(cores / jobs) : 1;
+    }
 
     /* the solving devices */
     int device_count = 0;

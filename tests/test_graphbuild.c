@@ -83,6 +83,65 @@ static void test_missing_seeds_are_errors(void **state)
 }
 
 /* A random photo: the exported DIMACS network has the same value and cut. */
+static int same_arrays(const int32_t *a, const int32_t *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof(int32_t)) == 0;
+}
+
+/* The parallel build writes both CSR directions itself: the reverse one
+ * must be what mf_graph_finish derives, and no array may depend on the
+ * number of threads. */
+static void test_parallel_build_is_exact(void **state)
+{
+    (void)state;
+    const int32_t w = 37, h = 53; /* 53 rows: three bands of uneven height */
+    uint8_t *rgb = malloc((size_t)w * h * 3), *seeds = calloc((size_t)w * h, 1);
+    assert_non_null(rgb);
+    assert_non_null(seeds);
+    uint64_t rng = 12345;
+    for (int i = 0; i < w * h * 3; i++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        rgb[i] = (uint8_t)((i / 3 % w < w / 2 ? 40 : 200) + (int)(rng >> 59));
+    }
+    for (int32_t y = 5; y < h - 5; y++) {
+        seeds[y * w + 3] = GB_FOREGROUND;
+        seeds[y * w + w - 4] = GB_BACKGROUND;
+    }
+    for (int conn = 4; conn <= 8; conn += 4) {
+        gb_params p;
+        gb_params_default(&p);
+        p.connectivity = conn;
+        gb_models *m;
+        assert_int_equal(gb_models_fit(rgb, w, h, seeds, &p, &m), GB_OK);
+        mf_graph g1, g3, ref;
+        p.threads = 1;
+        assert_int_equal(gb_build(rgb, w, h, seeds, m, &p, &g1, NULL), GB_OK);
+        p.threads = 3;
+        assert_int_equal(gb_build(rgb, w, h, seeds, m, &p, &g3, NULL), GB_OK);
+        assert_int_equal(gb_build(rgb, w, h, seeds, m, &p, &ref, NULL), GB_OK);
+        assert_int_equal(mf_graph_finish(&ref, NULL), MF_OK); /* rewrites the reverse CSR */
+        const size_t n1 = (size_t)g1.num_vertices + 1, m1 = (size_t)g1.num_arcs;
+        assert_int_equal(g1.num_arcs, g3.num_arcs);
+        assert_true(g1.flow_offset == g3.flow_offset);
+        assert_true(same_arrays(g1.out_start, g3.out_start, n1));
+        assert_true(same_arrays(g1.arc_head, g3.arc_head, m1));
+        assert_true(same_arrays(g1.arc_cap, g3.arc_cap, m1));
+        assert_true(same_arrays(g1.arc_rcap, g3.arc_rcap, m1));
+        assert_true(same_arrays(g1.in_start, g3.in_start, n1));
+        assert_true(same_arrays(g1.in_arc, g3.in_arc, m1));
+        assert_true(same_arrays(g1.in_tail, g3.in_tail, m1));
+        assert_true(same_arrays(g1.in_start, ref.in_start, n1));
+        assert_true(same_arrays(g1.in_arc, ref.in_arc, m1));
+        assert_true(same_arrays(g1.in_tail, ref.in_tail, m1));
+        mf_graph_free(&g1);
+        mf_graph_free(&g3);
+        mf_graph_free(&ref);
+        gb_models_free(m);
+    }
+    free(rgb);
+    free(seeds);
+}
+
 static void test_export_matches_the_network(void **state)
 {
     (void)state;
@@ -137,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_tiny_image_capacities),
         cmocka_unit_test(test_missing_seeds_are_errors),
         cmocka_unit_test(test_export_matches_the_network),
+        cmocka_unit_test(test_parallel_build_is_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

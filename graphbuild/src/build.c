@@ -4,25 +4,270 @@
 #include "gb_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* forward neighbour offsets: E, S, SE, SW (a pixel stores the arcs to its
  * forward neighbours; each arc carries both directions) */
 static const int FDX[4] = {1, 0, 1, -1}, FDY[4] = {0, 1, 1, 1};
 
-
-static double colour_dist2(const uint8_t *a, const uint8_t *b)
+static int32_t colour_dist2(const uint8_t *a, const uint8_t *b)
 {
-    double d0 = (double)a[0] - b[0], d1 = (double)a[1] - b[1], d2 = (double)a[2] - b[2];
+    int32_t d0 = (int32_t)a[0] - b[0], d1 = (int32_t)a[1] - b[1], d2 = (int32_t)a[2] - b[2];
     return d0 * d0 + d1 * d1 + d2 * d2;
 }
 
-/* Quantised n-link weight between pixel pi and its d-th forward neighbour qi. */
-static int32_t nlink_weight(const uint8_t *rgb, int64_t pi, int64_t qi, int d, double wscale, double beta)
+/* The build runs in row bands on all cores. Every sum across bands is an
+ * integer, so the network is the same whatever the number of threads. */
+#define MAX_BANDS 256
+
+typedef struct band {
+    int32_t y0, y1;
+    int64_t dist_sum, pairs;               /* for beta */
+    int32_t kmax;                          /* max n-link weight sum */
+    int64_t offset, source_arcs, sink_arcs, out_arcs, in_arcs;
+    int64_t out_base, in_base, source_base; /* prefix sums, filled between passes */
+} band;
+
+typedef struct build {
+    const uint8_t *rgb, *seeds;
+    const gb_models *models;
+    int32_t width, height;
+    int nd;
+    double beta, wscale;
+    int32_t K;
+    int32_t *w;      /* npx * nd weights, 0 where the neighbour is outside */
+    int32_t *term;   /* cs - ct after pre-cancelling */
+    int32_t *cancelled;
+    mf_graph *g;
+    band bands[MAX_BANDS];
+    int nbands;
+} build;
+
+static int valid(const build *b, int32_t x, int32_t y, int d)
 {
-    double dist = (FDX[d] && FDY[d]) ? M_SQRT2 : 1.0;
-    return (int32_t)(wscale * exp(-beta * colour_dist2(rgb + 3 * pi, rgb + 3 * qi)) / dist + 0.5);
+    int32_t qx = x + FDX[d], qy = y + FDY[d];
+    return qx >= 0 && qx < b->width && qy < b->height;
+}
+
+static void pass_beta(build *b, band *bd)
+{
+    for (int32_t y = bd->y0; y < bd->y1; y++)
+        for (int32_t x = 0; x < b->width; x++)
+            for (int d = 0; d < b->nd; d++)
+                if (valid(b, x, y, d)) {
+                    const uint8_t *p = b->rgb + 3 * ((int64_t)y * b->width + x);
+                    bd->dist_sum += colour_dist2(p, p + 3 * ((int64_t)FDY[d] * b->width + FDX[d]));
+                    bd->pairs++;
+                }
+}
+
+static void pass_weights(build *b, band *bd)
+{
+    for (int32_t y = bd->y0; y < bd->y1; y++)
+        for (int32_t x = 0; x < b->width; x++) {
+            int64_t pi = (int64_t)y * b->width + x;
+            for (int d = 0; d < b->nd; d++) {
+                int32_t w = 0;
+                if (valid(b, x, y, d)) {
+                    const uint8_t *p = b->rgb + 3 * pi;
+                    double dist = (FDX[d] && FDY[d]) ? M_SQRT2 : 1.0;
+                    int32_t d2 = colour_dist2(p, p + 3 * ((int64_t)FDY[d] * b->width + FDX[d]));
+                    w = (int32_t)(b->wscale * exp(-b->beta * d2) / dist + 0.5);
+                }
+                b->w[pi * b->nd + d] = w;
+            }
+        }
+}
+
+/* Sum of the weights of every n-link of (x, y): forward ones and the
+ * backward ones stored at the neighbours. */
+static int32_t weight_sum(const build *b, int32_t x, int32_t y)
+{
+    int64_t pi = (int64_t)y * b->width + x;
+    int32_t sum = 0;
+    for (int d = 0; d < b->nd; d++) {
+        sum += b->w[pi * b->nd + d];
+        int32_t px = x - FDX[d], py = y - FDY[d];
+        if (px >= 0 && px < b->width && py >= 0)
+            sum += b->w[((int64_t)py * b->width + px) * b->nd + d];
+    }
+    return sum;
+}
+
+static void pass_kmax(build *b, band *bd)
+{
+    for (int32_t y = bd->y0; y < bd->y1; y++)
+        for (int32_t x = 0; x < b->width; x++) {
+            int32_t sum = weight_sum(b, x, y);
+            bd->kmax = sum > bd->kmax ? sum : bd->kmax;
+        }
+}
+
+/* Terminal capacities, pre-cancelled; counts each band's arcs. */
+static void pass_terminals(build *b, band *bd)
+{
+    const int32_t cap_max = (int32_t)(GB_SCALE * GB_MAX_DATA_COST);
+    for (int32_t y = bd->y0; y < bd->y1; y++)
+        for (int32_t x = 0; x < b->width; x++) {
+            int64_t i = (int64_t)y * b->width + x;
+            int32_t cs, ct;
+            uint8_t s = b->seeds ? b->seeds[i] : GB_UNMARKED;
+            if (s == GB_FOREGROUND) {
+                cs = b->K;
+                ct = 0;
+            } else if (s == GB_BACKGROUND) {
+                cs = 0;
+                ct = b->K;
+            } else {
+                int li = gb_lut_index(b->rgb + 3 * i);
+                double dbg = b->models->cost_bg[li], dfg = b->models->cost_fg[li];
+                cs = (int32_t)fmin(GB_SCALE * dbg + 0.5, cap_max); /* cost of labelling p background */
+                ct = (int32_t)fmin(GB_SCALE * dfg + 0.5, cap_max);
+            }
+            int32_t m = cs < ct ? cs : ct;
+            bd->offset += m;
+            if (b->cancelled)
+                b->cancelled[i] = m;
+            b->term[i] = cs - ct;
+            bd->source_arcs += b->term[i] > 0;
+            bd->sink_arcs += b->term[i] < 0;
+            bd->out_arcs += b->term[i] < 0;
+            bd->in_arcs += b->term[i] > 0;
+            for (int d = 0; d < b->nd; d++) {
+                bd->out_arcs += valid(b, x, y, d);
+                int32_t px = x - FDX[d], py = y - FDY[d];
+                bd->in_arcs += px >= 0 && px < b->width && py >= 0;
+            }
+        }
+}
+
+/* Index of the arc from (x, y) toward forward direction d. */
+static int32_t arc_of(const build *b, int32_t x, int32_t y, int d)
+{
+    int32_t a = b->g->out_start[(int64_t)y * b->width + x];
+    for (int k = 0; k < d; k++)
+        a += valid(b, x, y, k);
+    return a;
+}
+
+/* Forward CSR of the band's pixels, then their part of the source's arcs. */
+static void pass_out_arcs(build *b, band *bd)
+{
+    mf_graph *g = b->g;
+    const int32_t snk = g->sink;
+    int32_t a = (int32_t)bd->out_base, sa = (int32_t)bd->source_base;
+    for (int32_t y = bd->y0; y < bd->y1; y++)
+        for (int32_t x = 0; x < b->width; x++) {
+            int64_t pi = (int64_t)y * b->width + x;
+            g->out_start[pi] = a;
+            for (int d = 0; d < b->nd; d++)
+                if (valid(b, x, y, d)) {
+                    int32_t w = b->w[pi * b->nd + d];
+                    g->arc_head[a] = (int32_t)(pi + (int64_t)FDY[d] * b->width + FDX[d]);
+                    g->arc_cap[a] = w;
+                    g->arc_rcap[a] = w;
+                    a++;
+                }
+            if (b->term[pi] < 0) {
+                g->arc_head[a] = snk;
+                g->arc_cap[a] = -b->term[pi];
+                g->arc_rcap[a] = 0;
+                a++;
+            }
+            if (b->term[pi] > 0) {
+                g->arc_head[sa] = (int32_t)pi;
+                g->arc_cap[sa] = b->term[pi];
+                g->arc_rcap[sa] = 0;
+                sa++;
+            }
+        }
+}
+
+/* Reverse CSR, tails ascending as mf_graph_finish orders them: for pixel q
+ * the backward neighbours SE, S, SW, E (by index), then the source; the
+ * sink's in-arcs come from the band's sink arcs. */
+static void pass_in_arcs(build *b, band *bd)
+{
+    static const int order8[4] = {2, 1, 3, 0}, order4[2] = {1, 0};
+    const int *order = b->nd == 4 ? order8 : order4;
+    mf_graph *g = b->g;
+    const int32_t src = g->source;
+    int32_t i = (int32_t)bd->in_base, sa = (int32_t)bd->source_base;
+    for (int32_t y = bd->y0; y < bd->y1; y++)
+        for (int32_t x = 0; x < b->width; x++) {
+            int64_t qi = (int64_t)y * b->width + x;
+            g->in_start[qi] = i;
+            for (int k = 0; k < b->nd; k++) {
+                int d = order[k];
+                int32_t px = x - FDX[d], py = y - FDY[d];
+                if (px >= 0 && px < b->width && py >= 0) {
+                    g->in_arc[i] = arc_of(b, px, py, d);
+                    g->in_tail[i] = (int32_t)((int64_t)py * b->width + px);
+                    i++;
+                }
+            }
+            if (b->term[qi] > 0) {
+                g->in_arc[i] = sa++;
+                g->in_tail[i] = src;
+                i++;
+            }
+        }
+}
+
+/* The sink's in-arcs: every sink arc, by tail. */
+static void pass_sink_in(build *b, band *bd)
+{
+    mf_graph *g = b->g;
+    int32_t i = g->in_start[g->sink] + (int32_t)bd->in_base;
+    for (int32_t y = bd->y0; y < bd->y1; y++)
+        for (int32_t x = 0; x < b->width; x++) {
+            int64_t pi = (int64_t)y * b->width + x;
+            if (b->term[pi] < 0) {
+                g->in_arc[i] = g->out_start[pi + 1] - 1; /* the sink arc is a pixel's last */
+                g->in_tail[i] = (int32_t)pi;
+                i++;
+            }
+        }
+}
+
+typedef void (*pass_fn)(build *, band *);
+
+typedef struct worker {
+    build *b;
+    pass_fn fn;
+    int first, step;
+} worker;
+
+static void *run_worker(void *arg)
+{
+    worker *w = arg;
+    for (int k = w->first; k < w->b->nbands; k += w->step)
+        w->fn(w->b, &w->b->bands[k]);
+    return NULL;
+}
+
+/* Runs fn on every band with up to `threads` threads (the caller is one;
+ * it also takes the share of any thread that could not start). */
+static void run_pass(build *b, pass_fn fn, int threads)
+{
+    pthread_t tid[MAX_BANDS];
+    worker ws[MAX_BANDS];
+    int started[MAX_BANDS];
+    if (threads > b->nbands)
+        threads = b->nbands;
+    for (int t = 0; t < threads; t++) {
+        ws[t] = (worker){b, fn, t, threads};
+        started[t] = t > 0 && pthread_create(&tid[t], NULL, run_worker, &ws[t]) == 0;
+    }
+    for (int t = 0; t < threads; t++)
+        if (!started[t])
+            run_worker(&ws[t]);
+    for (int t = 1; t < threads; t++)
+        if (started[t])
+            pthread_join(tid[t], NULL);
 }
 
 int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
@@ -36,127 +281,96 @@ int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *s
     const int64_t npx = (int64_t)width * height;
     if (npx + 2 > INT32_MAX / 2 || npx * (nd + 1) > (INT32_MAX >> 1))
         return GB_ERR_TOO_LARGE;
-    int32_t *term = malloc(sizeof(int32_t) * (size_t)npx);
-    int32_t *wsum = calloc((size_t)npx, sizeof(int32_t));
-    if (!term || !wsum) {
-        free(term);
-        free(wsum);
+    build *b = calloc(1, sizeof *b);
+    if (!b)
         return GB_ERR_NOMEM;
+    int rc = GB_OK;
+    b->rgb = rgb;
+    b->seeds = seeds;
+    b->models = models;
+    b->width = width;
+    b->height = height;
+    b->nd = nd;
+    b->cancelled = cancelled;
+    b->g = g;
+    b->w = malloc(sizeof(int32_t) * (size_t)npx * (size_t)nd);
+    b->term = malloc(sizeof(int32_t) * (size_t)npx);
+    if (!b->w || !b->term) {
+        rc = GB_ERR_NOMEM;
+        goto done;
+    }
+    int threads = p->threads > 0 ? p->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (threads < 1)
+        threads = 1;
+    /* bands of at least 16 rows; the band count does not change the result */
+    b->nbands = height / 16 < 1 ? 1 : height / 16 > MAX_BANDS ? MAX_BANDS : height / 16;
+    for (int k = 0; k < b->nbands; k++) {
+        b->bands[k].y0 = (int32_t)((int64_t)height * k / b->nbands);
+        b->bands[k].y1 = (int32_t)((int64_t)height * (k + 1) / b->nbands);
     }
     /* beta from the mean squared colour difference of neighbours */
-    double sum = 0;
-    int64_t pairs = 0;
-    for (int32_t y = 0; y < height; y++)
-        for (int32_t x = 0; x < width; x++)
-            for (int d = 0; d < nd; d++) {
-                int32_t qx = x + FDX[d], qy = y + FDY[d];
-                if (qx < 0 || qx >= width || qy >= height)
-                    continue;
-                sum += colour_dist2(rgb + 3 * ((int64_t)y * width + x), rgb + 3 * ((int64_t)qy * width + qx));
-                pairs++;
-            }
-    const double beta = pairs && sum > 0 ? 1.0 / (2.0 * sum / (double)pairs) : 0.0;
-    const double wscale = GB_SCALE * p->lambda;
-    /* pass 1: n-link weight sums (for K) */
+    run_pass(b, pass_beta, threads);
+    int64_t sum = 0, pairs = 0;
+    for (int k = 0; k < b->nbands; k++) {
+        sum += b->bands[k].dist_sum;
+        pairs += b->bands[k].pairs;
+    }
+    b->beta = pairs && sum > 0 ? 1.0 / (2.0 * (double)sum / (double)pairs) : 0.0;
+    b->wscale = GB_SCALE * p->lambda;
+    run_pass(b, pass_weights, threads);
+    run_pass(b, pass_kmax, threads);
     int32_t kmax = 0;
-    for (int32_t y = 0; y < height; y++)
-        for (int32_t x = 0; x < width; x++) {
-            int64_t pi = (int64_t)y * width + x;
-            for (int d = 0; d < nd; d++) {
-                int32_t qx = x + FDX[d], qy = y + FDY[d];
-                if (qx < 0 || qx >= width || qy >= height)
-                    continue;
-                int64_t qi = (int64_t)qy * width + qx;
-                int32_t w = nlink_weight(rgb, pi, qi, d, wscale, beta);
-                wsum[pi] += w;
-                wsum[qi] += w;
-            }
-        }
-    for (int64_t i = 0; i < npx; i++)
-        kmax = wsum[i] > kmax ? wsum[i] : kmax;
-    const int32_t K = kmax + 1;
-    free(wsum);
-    /* pass 2: terminal capacities, pre-cancelled */
-    int64_t offset = 0, source_arcs = 0, sink_arcs = 0;
-    const int32_t cap_max = (int32_t)(GB_SCALE * GB_MAX_DATA_COST);
-    for (int64_t i = 0; i < npx; i++) {
-        int32_t cs, ct;
-        uint8_t s = seeds ? seeds[i] : GB_UNMARKED;
-        if (s == GB_FOREGROUND) {
-            cs = K;
-            ct = 0;
-        } else if (s == GB_BACKGROUND) {
-            cs = 0;
-            ct = K;
-        } else {
-            int li = gb_lut_index(rgb + 3 * i);
-            double dbg = models->cost_bg[li], dfg = models->cost_fg[li];
-            cs = (int32_t)fmin(GB_SCALE * dbg + 0.5, cap_max); /* cost of labelling p background */
-            ct = (int32_t)fmin(GB_SCALE * dfg + 0.5, cap_max);
-        }
-        int32_t m = cs < ct ? cs : ct;
-        offset += m;
-        if (cancelled)
-            cancelled[i] = m;
-        term[i] = cs - ct;
-        source_arcs += term[i] > 0;
-        sink_arcs += term[i] < 0;
+    for (int k = 0; k < b->nbands; k++)
+        kmax = b->bands[k].kmax > kmax ? b->bands[k].kmax : kmax;
+    b->K = kmax + 1;
+    run_pass(b, pass_terminals, threads);
+    int64_t m = 0, offset = 0, source_arcs = 0, in_pixels = 0;
+    for (int k = 0; k < b->nbands; k++) {
+        band *bd = &b->bands[k];
+        bd->out_base = m;
+        bd->source_base = source_arcs;
+        bd->in_base = in_pixels;
+        m += bd->out_arcs;
+        in_pixels += bd->in_arcs;
+        source_arcs += bd->source_arcs;
+        offset += bd->offset;
     }
-    /* CSR: pixels' forward n-links (+ sink arc), then the source's arcs */
-    int64_t nlinks = 0;
-    for (int d = 0; d < nd; d++) {
-        int64_t cols = width - (FDX[d] != 0 ? 1 : 0), rows = height - FDY[d];
-        nlinks += cols * rows;
-    }
-    int64_t m = nlinks + source_arcs + sink_arcs;
-    int rc = mf_graph_alloc(g, (int32_t)(npx + 2), (int32_t)m);
+    const int64_t pixel_arcs = m;
+    m += source_arcs;
+    rc = mf_graph_alloc(g, (int32_t)(npx + 2), (int32_t)m);
     if (rc) {
-        free(term);
-        return rc == MF_ERR_TOO_LARGE ? GB_ERR_TOO_LARGE : GB_ERR_NOMEM;
+        rc = rc == MF_ERR_TOO_LARGE ? GB_ERR_TOO_LARGE : GB_ERR_NOMEM;
+        goto done;
     }
     const int32_t src = (int32_t)npx, snk = (int32_t)npx + 1;
     g->source = src;
     g->sink = snk;
     g->flow_offset = offset;
-    int32_t a = 0;
-    for (int32_t y = 0; y < height; y++)
-        for (int32_t x = 0; x < width; x++) {
-            int64_t pi = (int64_t)y * width + x;
-            g->out_start[pi] = a;
-            for (int d = 0; d < nd; d++) {
-                int32_t qx = x + FDX[d], qy = y + FDY[d];
-                if (qx < 0 || qx >= width || qy >= height)
-                    continue;
-                int64_t qi = (int64_t)qy * width + qx;
-                int32_t w = nlink_weight(rgb, pi, qi, d, wscale, beta);
-                g->arc_head[a] = (int32_t)qi;
-                g->arc_cap[a] = w;
-                g->arc_rcap[a] = w;
-                a++;
-            }
-            if (term[pi] < 0) {
-                g->arc_head[a] = snk;
-                g->arc_cap[a] = -term[pi];
-                g->arc_rcap[a] = 0;
-                a++;
-            }
-        }
-    g->out_start[src] = a;
-    for (int64_t i = 0; i < npx; i++)
-        if (term[i] > 0) {
-            g->arc_head[a] = (int32_t)i;
-            g->arc_cap[a] = term[i];
-            g->arc_rcap[a] = 0;
-            a++;
-        }
-    g->out_start[snk] = a;
-    g->out_start[snk + 1] = a;
-    free(term);
-    if (mf_graph_finish(g, NULL) != MF_OK) {
-        mf_graph_free(g);
-        return GB_ERR_INVALID;
+    for (int k = 0; k < b->nbands; k++)
+        b->bands[k].source_base += pixel_arcs;
+    g->out_start[src] = (int32_t)pixel_arcs;
+    g->out_start[snk] = (int32_t)m;
+    g->out_start[snk + 1] = (int32_t)m;
+    run_pass(b, pass_out_arcs, threads);
+    /* in-arcs: pixels (n-links, source arcs), none at the source, then the sink's */
+    g->in_start[src] = (int32_t)in_pixels;
+    g->in_start[snk] = (int32_t)in_pixels;
+    g->in_start[snk + 1] = (int32_t)m;
+    run_pass(b, pass_in_arcs, threads);
+    int64_t sink_base = 0;
+    for (int k = 0; k < b->nbands; k++) {
+        band *bd = &b->bands[k];
+        bd->in_base = sink_base;
+        sink_base += bd->sink_arcs;
     }
-    return GB_OK;
+    run_pass(b, pass_sink_in, threads);
+done:
+    if (rc)
+        mf_graph_free(g);
+    free(b->w);
+    free(b->term);
+    free(b);
+    return rc;
 }
 
 int gb_to_arclist(const mf_graph *g, const int32_t *cancelled, mf_arclist *out)

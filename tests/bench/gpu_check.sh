@@ -2,7 +2,8 @@
 # One device call: build with CUDA, run every test (GPU ones included),
 # compute-sanitizer memcheck and racecheck on small instances, then the
 # benchmarks; a short table is printed last. Logs go to $OUT when set.
-#   tests/bench/gpu_check.sh [STEP...]   steps: build test sanitize bench segbench (default: all)
+#   tests/bench/gpu_check.sh [STEP...]   steps: build test sanitize bench sweep segbench batchbench
+#                                        (default: build test sanitize bench)
 # Needs cmocka where the machine has none: unpack Debian's libcmocka .debs
 # into .deps/root (see README, "GPU checks") and carry .deps.
 set -uo pipefail
@@ -78,6 +79,12 @@ if has segbench; then
     timeout 400 tests/bench/seg_scale.sh "$BUILD/segment/flowcut" >"$OUT/seg_scale.txt" 2>&1
     note "seg_scale: rc=$?"
     cat "$OUT/seg_scale.txt" >>"$SUMMARY"
+fi
+
+if has batchbench; then
+    timeout 560 tests/bench/batch_bench.sh "$BUILD/segment/flowcut" ${BATCH_N12:-50} >"$OUT/batch_bench.txt" 2>&1
+    note "batch_bench: rc=$?"
+    cat "$OUT/batch_bench.txt" >>"$SUMMARY"
 fi
 
 echo "==================== summary"
