@@ -32,7 +32,7 @@ struct dev_state {
     int32_t *height;
     int32_t *stamp;
     int32_t *wl[2];
-    int32_t *counters; /* [0..2] worklist sizes (rotating), [4..5] uint64 visits since the last BFS */
+    int32_t *counters; /* [0..2] worklist sizes (rotating), [4..5] uint64 visits since the last BFS, [6] next BFS level after bfs_small */
     unsigned long long *value;
     uint8_t *side;
 };
@@ -328,20 +328,16 @@ __global__ void __launch_bounds__(256) bfs_expand_target(dev_state d, int32_t ta
 }
 
 /* One BFS level backward over residual arcs: x gets level+1 when x -> w
- * has residual capacity and x was unvisited. */
+ * has residual capacity and x was unvisited. Groups of G lanes take the
+ * frontier vertices first, first + groups, ... */
 template <int G>
-__global__ void __launch_bounds__(256)
-    bfs_level(dev_state d, int parity, int level, int32_t blocked)
+__device__ __forceinline__ void bfs_expand_level(const dev_state &d, int level, int32_t blocked, int32_t size,
+                                                 int32_t first, int32_t groups)
 {
-    const int32_t *__restrict__ frontier = d.wl[parity];
-    int32_t *__restrict__ next = d.wl[parity ^ 1];
-    const int32_t size = d.counters[level % 3];
+    const int32_t *__restrict__ frontier = d.wl[level & 1];
+    int32_t *__restrict__ next = d.wl[(level & 1) ^ 1];
     int32_t *next_count = &d.counters[(level + 1) % 3];
-    if (blockIdx.x == 0 && threadIdx.x == 0)
-        d.counters[(level + 2) % 3] = 0;
     const int lane = threadIdx.x & (G - 1);
-    const int32_t groups = (gridDim.x * blockDim.x) / G;
-    const int32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) & ~31) / G;
     for (int32_t base = first; base < size; base += groups) {
         const int32_t idx = base + (int32_t)((threadIdx.x & 31) / G);
         int32_t w = -1, out0 = 0, dout = 0, in0 = 0, deg = 0;
@@ -376,6 +372,43 @@ __global__ void __launch_bounds__(256)
             warp_append(next, next_count, x, x >= 0);
         }
     }
+}
+
+/* One BFS level over the whole grid (large frontiers). */
+template <int G>
+__global__ void __launch_bounds__(256) bfs_level(dev_state d, int level, int32_t blocked)
+{
+    const int32_t size = d.counters[level % 3];
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        d.counters[(level + 2) % 3] = 0;
+    bfs_expand_level<G>(d, level, blocked, size, ((blockIdx.x * blockDim.x + threadIdx.x) & ~31) / G,
+                        (gridDim.x * blockDim.x) / G);
+}
+
+/* BFS levels in one block while the frontier has at most `limit` vertices:
+ * a level then costs a __syncthreads, not a kernel launch (genrmf networks
+ * have thousands of levels of a few hundred vertices). counters[6]
+ * receives the first level not run. */
+template <int G>
+__global__ void __launch_bounds__(1024) bfs_small(dev_state d, int level, int32_t blocked, int32_t limit)
+{
+    __shared__ int32_t size_s;
+    for (;;) {
+        if (threadIdx.x == 0) {
+            size_s = *(volatile int32_t *)&d.counters[level % 3];
+            d.counters[(level + 2) % 3] = 0;
+        }
+        __syncthreads();
+        const int32_t size = size_s;
+        if (size == 0 || size > limit)
+            break;
+        bfs_expand_level<G>(d, level, blocked, size, (threadIdx.x & ~31) / G, blockDim.x / G);
+        __threadfence_block();
+        __syncthreads(); /* the level's appends and count are complete */
+        level++;
+    }
+    if (threadIdx.x == 0)
+        d.counters[6] = level;
 }
 
 /* After a BFS: unreached heights to hmax; active vertices into a fresh
@@ -581,6 +614,7 @@ struct engine_cfg {
     int batch;  /* rounds queued between host checks */
     int cycles; /* push/relabel steps per vertex visit */
     double work_limit; /* vertex visits between global relabels */
+    int32_t small_bfs; /* frontiers up to this size run in one block */
 };
 
 static void launch_round(const engine_cfg &cfg, dim3 grid, cudaStream_t st, const dev_state &d, int parity,
@@ -596,20 +630,43 @@ static void launch_round(const engine_cfg &cfg, dim3 grid, cudaStream_t st, cons
     }
 }
 
-static void launch_level(int group, dim3 grid, cudaStream_t st, const dev_state &d, int parity,
-                         int level, int32_t blocked)
+static void launch_level(int group, dim3 grid, cudaStream_t st, const dev_state &d, int level, int32_t blocked)
 {
     switch (group) {
-    case 1: bfs_level<1><<<grid, 256, 0, st>>>(d, parity, level, blocked); break;
-    case 4: bfs_level<4><<<grid, 256, 0, st>>>(d, parity, level, blocked); break;
-    case 8: bfs_level<8><<<grid, 256, 0, st>>>(d, parity, level, blocked); break;
-    case 16: bfs_level<16><<<grid, 256, 0, st>>>(d, parity, level, blocked); break;
-    default: bfs_level<32><<<grid, 256, 0, st>>>(d, parity, level, blocked); break;
+    case 1: bfs_level<1><<<grid, 256, 0, st>>>(d, level, blocked); break;
+    case 4: bfs_level<4><<<grid, 256, 0, st>>>(d, level, blocked); break;
+    case 8: bfs_level<8><<<grid, 256, 0, st>>>(d, level, blocked); break;
+    case 16: bfs_level<16><<<grid, 256, 0, st>>>(d, level, blocked); break;
+    default: bfs_level<32><<<grid, 256, 0, st>>>(d, level, blocked); break;
     }
 }
 
-/* BFS from target over residual arcs; returns the number of levels. Levels
- * are queued in batches; the host reads the frontier size once a batch. */
+static void launch_small(int group, cudaStream_t st, const dev_state &d, int level, int32_t blocked, int32_t limit)
+{
+    switch (group) {
+    case 1: bfs_small<1><<<1, 1024, 0, st>>>(d, level, blocked, limit); break;
+    case 4: bfs_small<4><<<1, 1024, 0, st>>>(d, level, blocked, limit); break;
+    case 8: bfs_small<8><<<1, 1024, 0, st>>>(d, level, blocked, limit); break;
+    case 16: bfs_small<16><<<1, 1024, 0, st>>>(d, level, blocked, limit); break;
+    default: bfs_small<32><<<1, 1024, 0, st>>>(d, level, blocked, limit); break;
+    }
+}
+
+/* Queues work on the stream, then reads the 8 counters back. */
+static int read_counters(mf_gpu_solver *s, mf_error *err)
+{
+    int rc = MF_OK;
+    CUDA_TRY(cudaMemcpyAsync(s->host_counter, s->d.counters, 8 * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                             s->stream));
+    CUDA_TRY(cudaStreamSynchronize(s->stream));
+    return MF_OK;
+fail:
+    return rc;
+}
+
+/* BFS from target over residual arcs. Small frontiers run level after
+ * level in one block; large ones one level per launch, in batches, with
+ * the host reading the frontier size once a batch. */
 static int global_relabel(mf_gpu_solver *s, const engine_cfg &cfg, int32_t target, int32_t blocked,
                           mf_stats *st, mf_error *err)
 {
@@ -621,12 +678,21 @@ static int global_relabel(mf_gpu_solver *s, const engine_cfg &cfg, int32_t targe
     bfs_expand_target<<<grid, 256, 0, s->stream>>>(d, target, blocked);
     int level = 1; /* level l reads wl[l & 1] of size counters[l % 3] */
     for (;;) {
+        if (cfg.small_bfs > 0) {
+            launch_small(cfg.group, s->stream, d, level, blocked, cfg.small_bfs);
+            rc = read_counters(s, err);
+            if (rc)
+                return rc;
+            level = s->host_counter[6];
+            if (s->host_counter[level % 3] == 0)
+                break;
+        }
         for (int b = 0; b < cfg.batch; b++, level++)
-            launch_level(cfg.group, grid, s->stream, d, level & 1, level, blocked);
-        CUDA_TRY(cudaMemcpyAsync(s->host_counter, &d.counters[level % 3], 4, cudaMemcpyDeviceToHost,
-                                 s->stream));
-        CUDA_TRY(cudaStreamSynchronize(s->stream));
-        if (s->host_counter[0] == 0)
+            launch_level(cfg.group, grid, s->stream, d, level, blocked);
+        rc = read_counters(s, err);
+        if (rc)
+            return rc;
+        if (s->host_counter[level % 3] == 0)
             break;
     }
     CUDA_TRY(cudaGetLastError());
@@ -750,6 +816,7 @@ extern "C" int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_option
         cfg.blocks = s->sm_count * env_int("FLOWCUT_GPU_BLOCKS_PER_SM", 8);
         cfg.batch = env_int("FLOWCUT_GPU_BATCH", 8);
         cfg.cycles = env_int("FLOWCUT_GPU_CYCLES", 8);
+        cfg.small_bfs = env_int("FLOWCUT_GPU_SMALL_BFS", 4) * (1024 / cfg.group);
         {
             const char *w = getenv("FLOWCUT_GPU_WORK");
             cfg.work_limit = (w && *w ? atof(w) : 2.0) * (double)n;

@@ -3,20 +3,23 @@
 # (102 photos, seeds synthesised from the ground truth as in seg_eval.py)
 # and on N of those photos upscaled to 12 Mpx (JPEG, as cameras write
 # them), with the CPU engine and, where a device exists, the GPU; the
-# per-stage totals show what limits throughput. Needs /usr/bin/python3
-# with OpenCV; skipped when seg-dev is absent.
+# per-stage totals show what limits throughput. Needs python3 with
+# OpenCV; skipped when seg-dev is absent.
 #   tests/bench/batch_bench.sh FLOWCUT [N12 (default 50)] [engines (default "cpu gpu")]
 set -uo pipefail
 F=$(realpath "${1:?usage: batch_bench.sh FLOWCUT [N12] [ENGINES]}")
 N12=${2:-50}
 ENGINES=${3:-cpu gpu}
 HERE=$(cd "$(dirname "$0")" && pwd)
-DEV=$HERE/../../../shared/data/seg-dev
+DEV=${FLOWCUT_SEG_DEV:-$HERE/../../../shared/data/seg-dev}
 [ -d "$DEV/images" ] || { echo "batch_bench: skipped: $DEV not found"; exit 0; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/dev-seeds" "$T/big" "$T/big-seeds"
-/usr/bin/python3 - "$HERE" "$DEV" "$T" "$N12" <<'PY' || { echo "batch_bench: skipped: needs python3-opencv"; exit 0; }
+PY=
+for p in python3 /usr/bin/python3; do "$p" -c "import cv2" 2>/dev/null && { PY=$p; break; }; done
+[ -n "$PY" ] || { echo "batch_bench: skipped: needs python3 with OpenCV"; exit 0; }
+"$PY" - "$HERE" "$DEV" "$T" "$N12" <<'PY' || { echo "batch_bench: skipped: needs python3-opencv"; exit 0; }
 import os, sys
 sys.path.insert(0, sys.argv[1])
 import cv2, seg_eval

@@ -75,10 +75,11 @@ def main():
     sweep = "--configs" in args and args[args.index("--configs") + 1] == "all"
     configs = [("default", [])]
     if sweep:
-        configs = [("lambda 10", ["--lambda", "10"]), ("lambda 25", ["--lambda", "25"]),
-                   ("lambda 50", ["--lambda", "50"]), ("lambda 100", ["--lambda", "100"]),
-                   ("hist, lambda 50", ["--model", "hist"]), ("4-conn, lambda 50", ["--connectivity", "4"]),
-                   ("iterations 2", ["--iterations", "2"]), ("hist, iterations 2", ["--model", "hist", "--iterations", "2"])]
+        configs = [("lambda 25", ["--lambda", "25"]), ("lambda 50", ["--lambda", "50"]),
+                   ("lambda 100", ["--lambda", "100"]), ("lambda 150", ["--lambda", "150"]),
+                   ("lambda 200", ["--lambda", "200"]), ("lambda 300", ["--lambda", "300"]),
+                   ("hist", ["--model", "hist"]), ("4-conn", ["--connectivity", "4"]),
+                   ("iterations 2", ["--iterations", "2"]), ("lambda 200, iterations 2", ["--lambda", "200", "--iterations", "2"])]
     names = sorted(os.listdir(os.path.join(DATA, "images")))[:limit]
     tmp = tempfile.mkdtemp()
     rows = {c[0]: [] for c in configs}
