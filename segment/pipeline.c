@@ -230,8 +230,12 @@ int seg_run(const char *image_path, const char *seed_path, const seg_options *o,
 {
     seg_job j;
     int rc = seg_job_start(&j, image_path, seed_path, o);
-    while (rc == 0 && (rc = seg_job_solve(&j, o, solver)) == 0 && (rc = seg_job_next(&j, o)) == 1)
-        ;
+    while (rc == 0) {
+        rc = seg_job_solve(&j, o, solver);
+        if (rc == 0 && (rc = seg_job_next(&j, o)) != 1)
+            break; /* 0: done; -1: failed */
+        rc = rc == 1 ? 0 : rc;
+    }
     seg_job_free(&j);
     *r = j.r;
     return rc ? -1 : 0;

@@ -51,6 +51,11 @@ expect_exit 0 "segment b" -- "$FLOWCUT" segment "$IN/sub/b.png" --seeds "$SEEDS/
 expect_same "$TMPD/b.png" "$TMPD/out1/sub/b.png" "batch mask of sub/b.png"
 [ "$($PNG digest "$TMPD/out1/a.png")" = "$($PNG digest "$DATA/coffee-mask.png")" ] && pass || fail "a.png mask is not the golden one"
 
+# --- GrabCut-style iterations go back and forth between workers and solver
+expect_exit 0 "segment --iterations 2" -- "$FLOWCUT" segment "$IN/a.png" --seeds "$SEEDS/a.png" -o "$TMPD/a-it.png" --iterations 2
+expect_exit 0 "batch --iterations 2" -- "$FLOWCUT" batch --list <(echo "$IN/a.png") "$IN" -o "$TMPD/out-it" --seeds-dir "$SEEDS" --iterations 2
+expect_same "$TMPD/a-it.png" "$TMPD/out-it/a.png" "iterated masks"
+
 # --- a rerun skips what is done; fixing the bad inputs then completes it
 expect_exit 1 "rerun" -- "$FLOWCUT" batch "$IN" -r -o "$TMPD/out1" --seeds-dir "$SEEDS" --overlay-dir "$TMPD/ov1" --json
 [ "$(count_status skipped)" -eq 3 ] && pass || fail "rerun skips 3 finished images"
