@@ -82,7 +82,7 @@ if has segbench; then
 fi
 
 if has batchbench; then
-    timeout 560 tests/bench/batch_bench.sh "$BUILD/segment/flowcut" ${BATCH_N12:-50} >"$OUT/batch_bench.txt" 2>&1
+    timeout 560 tests/bench/batch_bench.sh "$BUILD/segment/flowcut" ${BATCH_N12:-50} "${BATCH_ENGINES:-cpu gpu}" >"$OUT/batch_bench.txt" 2>&1
     note "batch_bench: rc=$?"
     cat "$OUT/batch_bench.txt" >>"$SUMMARY"
 fi
