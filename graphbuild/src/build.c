@@ -52,6 +52,13 @@ static int valid(const build *b, int32_t x, int32_t y, int d)
     return qx >= 0 && qx < b->width && qy < b->height;
 }
 
+/* 1 when (x, y) is the forward neighbour d of a pixel: the arc is stored there. */
+static int has_backward(const build *b, int32_t x, int32_t y, int d)
+{
+    int32_t px = x - FDX[d], py = y - FDY[d];
+    return px >= 0 && px < b->width && py >= 0;
+}
+
 static void pass_beta(build *b, band *bd)
 {
     for (int32_t y = bd->y0; y < bd->y1; y++)
@@ -90,9 +97,8 @@ static int32_t weight_sum(const build *b, int32_t x, int32_t y)
     int32_t sum = 0;
     for (int d = 0; d < b->nd; d++) {
         sum += b->w[pi * b->nd + d];
-        int32_t px = x - FDX[d], py = y - FDY[d];
-        if (px >= 0 && px < b->width && py >= 0)
-            sum += b->w[((int64_t)py * b->width + px) * b->nd + d];
+        if (has_backward(b, x, y, d))
+            sum += b->w[(pi - (int64_t)FDY[d] * b->width - FDX[d]) * b->nd + d];
     }
     return sum;
 }
@@ -138,8 +144,7 @@ static void pass_terminals(build *b, band *bd)
             bd->in_arcs += b->term[i] > 0;
             for (int d = 0; d < b->nd; d++) {
                 bd->out_arcs += valid(b, x, y, d);
-                int32_t px = x - FDX[d], py = y - FDY[d];
-                bd->in_arcs += px >= 0 && px < b->width && py >= 0;
+                bd->in_arcs += has_backward(b, x, y, d);
             }
         }
 }
@@ -203,7 +208,7 @@ static void pass_in_arcs(build *b, band *bd)
             for (int k = 0; k < b->nd; k++) {
                 int d = order[k];
                 int32_t px = x - FDX[d], py = y - FDY[d];
-                if (px >= 0 && px < b->width && py >= 0) {
+                if (has_backward(b, x, y, d)) {
                     g->in_arc[i] = arc_of(b, px, py, d);
                     g->in_tail[i] = (int32_t)((int64_t)py * b->width + px);
                     i++;
