@@ -27,7 +27,7 @@ enum {
     "                        (grey value or palette index; a colour image is read as scribbles)\n" \
     "  --trimap FILE         trimap instead: 255 foreground, 0 background, else unknown\n"        \
     "  --scribble-colors[=FG,BG]  seeds are RGB scribbles (default ff0000,0000ff)\n"              \
-    "  --lambda X            smoothness weight (default 100)\n"                                    \
+    "  --lambda X            smoothness weight (default 150)\n"                                    \
     "  --connectivity 4|8    pixel neighbourhood (default 8)\n"                                   \
     "  --model gmm|hist      colour model (default gmm: 5-component Gaussian mixtures)\n"         \
     "  --iterations N        GrabCut-style re-fits of the models (default 0)\n"                   \

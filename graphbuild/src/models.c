@@ -32,7 +32,7 @@ const char *gb_strerror(int code)
 void gb_params_default(gb_params *p)
 {
     memset(p, 0, sizeof *p);
-    p->lambda = 100.0;
+    p->lambda = 150.0;
     p->connectivity = 8;
     p->model = GB_MODEL_GMM;
     p->gmm_components = 5;
