@@ -86,7 +86,6 @@ typedef struct batch_run {
     batch_list *list;
     size_t *todo; /* indices into list still to process */
     size_t todo_count, next_todo;
-    int force_outputs;
     int json, progress;
     int use_gpu;
     pthread_mutex_t lock;
@@ -196,14 +195,8 @@ static void report_ok(batch_run *run, const batch_item *it, const seg_result *r)
         json_string(stdout, it->seeds);
         printf(", \"mask\": ");
         json_string(stdout, it->mask);
-        printf(", \"width\": %d, \"height\": %d, \"flow\": %lld, \"foreground_pixels\": %lld, \"engine\": \"%s\", "
-               "\"device\": ",
-               r->photo.width, r->photo.height, (long long)r->flow_value, (long long)r->foreground_pixels,
-               r->engine_used == MF_ENGINE_GPU ? "gpu" : "cpu");
-        json_string(stdout, r->device);
-        printf(", \"times\": {\"decode\": %.6f, \"model\": %.6f, \"build\": %.6f, \"solve\": %.6f, "
-               "\"encode\": %.6f}}\n",
-               r->times.decode, r->times.model, r->times.build, r->times.solve, r->times.encode);
+        printf(", ");
+        seg_json_result(stdout, r);
         fflush(stdout);
     }
     draw_progress(run, 0);
@@ -211,7 +204,8 @@ static void report_ok(batch_run *run, const batch_item *it, const seg_result *r)
 
 /* ---- the stages */
 
-static int write_outputs(batch_run *run, const batch_item *it, seg_result *r, char *msg, size_t msg_size)
+/* Overwrites: an item is redone only when some output is missing, or with -f. */
+static int write_outputs(const batch_item *it, seg_result *r, char *msg, size_t msg_size)
 {
     double t0 = now();
     const char *paths[3] = {it->mask, it->overlay, it->cutout};
@@ -220,17 +214,17 @@ static int write_outputs(batch_run *run, const batch_item *it, seg_result *r, ch
             snprintf(msg, msg_size, "%s: cannot create its folder", paths[i]);
             return -1;
         }
-    int rc = seg_write_png(it->mask, run->force_outputs, &r->mask, msg, msg_size);
+    int rc = seg_write_png(it->mask, 1, &r->mask, msg, msg_size);
     if (rc == 0 && it->overlay) {
         img_image ov = {0};
         rc = seg_overlay(r, &ov) ? (snprintf(msg, msg_size, "%s: out of memory", it->overlay), -1)
-                                 : seg_write_png(it->overlay, run->force_outputs, &ov, msg, msg_size);
+                                 : seg_write_png(it->overlay, 1, &ov, msg, msg_size);
         img_free(&ov);
     }
     if (rc == 0 && it->cutout) {
         img_image co = {0};
         rc = seg_cutout(r, &co) ? (snprintf(msg, msg_size, "%s: out of memory", it->cutout), -1)
-                                : seg_write_png(it->cutout, run->force_outputs, &co, msg, msg_size);
+                                : seg_write_png(it->cutout, 1, &co, msg, msg_size);
         img_free(&co);
     }
     r->times.encode = now() - t0;
@@ -242,7 +236,7 @@ static void finish(batch_run *run, task *t)
 {
     const batch_item *it = &run->list->items[t->index];
     char msg[1024];
-    int ok = !t->failed && write_outputs(run, it, &t->job.r, msg, sizeof msg) == 0;
+    int ok = !t->failed && write_outputs(it, &t->job.r, msg, sizeof msg) == 0;
     pthread_mutex_lock(&run->lock);
     run->done_total++;
     if (ok)
@@ -547,7 +541,6 @@ int cmd_batch(int argc, char **argv)
     }
     run.opt = &o;
     run.list = &list;
-    run.force_outputs = 1; /* an item is redone only when some output is missing, or with -f */
     run.json = json;
     run.todo = malloc((list.count + 1) * sizeof *run.todo);
     if (!run.todo) {

@@ -111,13 +111,8 @@ int cmd_segment(int argc, char **argv)
         json_string(stdout, image);
         printf(", \"status\": \"ok\", \"mask\": ");
         json_string(stdout, out);
-        printf(", \"width\": %d, \"height\": %d, \"flow\": %lld, \"foreground_pixels\": %lld, "
-               "\"engine\": \"%s\", \"device\": ",
-               r.photo.width, r.photo.height, (long long)r.flow_value, (long long)r.foreground_pixels, engine);
-        json_string(stdout, r.device);
-        printf(", \"times\": {\"decode\": %.6f, \"model\": %.6f, \"build\": %.6f, \"solve\": %.6f, "
-               "\"encode\": %.6f}}\n",
-               r.times.decode, r.times.model, r.times.build, r.times.solve, r.times.encode);
+        printf(", ");
+        seg_json_result(stdout, &r);
     } else {
         DISPLAYLEVEL(2, "%s: %dx%d, %lld foreground pixels (%.1f%%), flow %lld -> %s\n", image, r.photo.width,
                      r.photo.height, (long long)r.foreground_pixels,

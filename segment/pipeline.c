@@ -241,6 +241,20 @@ int seg_run(const char *image_path, const char *seed_path, const seg_options *o,
     return rc ? -1 : 0;
 }
 
+void seg_json_result(FILE *f, const seg_result *r)
+{
+    fprintf(f,
+            "\"width\": %d, \"height\": %d, \"flow\": %lld, \"foreground_pixels\": %lld, \"engine\": \"%s\", "
+            "\"device\": ",
+            r->photo.width, r->photo.height, (long long)r->flow_value, (long long)r->foreground_pixels,
+            r->engine_used == MF_ENGINE_GPU ? "gpu" : "cpu");
+    json_string(f, r->device);
+    fprintf(f,
+            ", \"times\": {\"decode\": %.6f, \"model\": %.6f, \"build\": %.6f, \"solve\": %.6f, "
+            "\"encode\": %.6f}}\n",
+            r->times.decode, r->times.model, r->times.build, r->times.solve, r->times.encode);
+}
+
 int seg_overlay(const seg_result *r, img_image *out)
 {
     int32_t w = r->photo.width, h = r->photo.height;

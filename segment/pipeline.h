@@ -4,6 +4,7 @@
 #define FLOWCUT_PIPELINE_H
 
 #include "flowcut/graphbuild.h"
+#include <stdio.h>
 #include "flowcut/images.h"
 #include "flowcut/maxflow.h"
 
@@ -71,6 +72,10 @@ int seg_run(const char *image_path, const char *seed_path, const seg_options *o,
             mf_gpu_solver *solver, seg_result *r);
 
 void seg_result_free(seg_result *r);
+
+/* The fields of a finished result that close a JSON line of segment and
+ * batch: size, flow, foreground, engine, device, stage times, then "}\n". */
+void seg_json_result(FILE *f, const seg_result *r);
 
 /* Overlay (background dimmed, boundary drawn) and RGBA cut-out images. */
 int seg_overlay(const seg_result *r, img_image *out);

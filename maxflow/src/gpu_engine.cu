@@ -44,7 +44,7 @@ struct mf_gpu_solver {
     cudaStream_t stream;
     dev_state d;
     int32_t n_cap, m_cap; /* allocated sizes */
-    int32_t *host_counter; /* pinned: [0] a worklist size, [2..3] uint64 visits */
+    int32_t *host_counter; /* pinned copy of dev_state.counters */
 };
 
 /* --------------------------------------------------------------------- */
@@ -722,23 +722,21 @@ static int run_phase(mf_gpu_solver *s, const engine_cfg &cfg, int32_t target, in
         st->global_relabels++;
         CUDA_TRY(cudaMemsetAsync(d.counters, 0, 6 * sizeof(int32_t), s->stream));
         rebuild_worklist<<<grid, 256, 0, s->stream>>>(d, round & 1, round, hmax, blocked, target);
-        CUDA_TRY(cudaMemcpyAsync(s->host_counter, &d.counters[round % 3], 4, cudaMemcpyDeviceToHost,
-                                 s->stream));
-        CUDA_TRY(cudaStreamSynchronize(s->stream));
-        if (s->host_counter[0] == 0)
+        rc = read_counters(s, err);
+        if (rc)
+            return rc;
+        if (s->host_counter[round % 3] == 0)
             break;
         int since = 0;
         unsigned long long visits = 0;
         while (since < relabel_interval) {
             for (int b = 0; b < cfg.batch; b++, round++, since++)
                 launch_round(cfg, grid, s->stream, d, round & 1, round, hmax, target, blocked);
-            CUDA_TRY(cudaMemcpyAsync(s->host_counter, &d.counters[round % 3], 4,
-                                     cudaMemcpyDeviceToHost, s->stream));
-            CUDA_TRY(cudaMemcpyAsync(s->host_counter + 2, d.counters + 4, 8, cudaMemcpyDeviceToHost,
-                                     s->stream));
-            CUDA_TRY(cudaStreamSynchronize(s->stream));
-            memcpy(&visits, s->host_counter + 2, 8);
-            if (s->host_counter[0] == 0)
+            rc = read_counters(s, err);
+            if (rc)
+                return rc;
+            memcpy(&visits, s->host_counter + 4, 8);
+            if (s->host_counter[round % 3] == 0)
                 break;
             /* labels go stale as excess gets trapped: relabel after about
              * work_limit visits (hi_pr's work-based trigger), not only after
