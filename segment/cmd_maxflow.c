@@ -24,6 +24,8 @@ static void usage(FILE *f)
             "  --flow            also print 'f U V X' for every arc (valid flow, phase 2)\n"
             "  --cut FILE        write the source-side vertex ids of the canonical min cut\n"
             "  --engine E        auto (default), cpu or gpu\n"
+            "  --cpu-algorithm A push-relabel (default) or bk (Boykov-Kolmogorov, fast on\n"
+            "                    image grids, no polynomial bound on general graphs)\n"
             "  --device N        CUDA device ordinal (default 0)\n"
             "  --verify          check the certificate (bounds, conservation, cut = flow)\n"
             "  --time            print parse, build and solve times on stderr\n"
@@ -32,19 +34,6 @@ static void usage(FILE *f)
             "  -f, --force       overwrite an existing --cut file\n"
             "  -q, --quiet       no notices on stderr\n"
             "  -h, --help\n");
-}
-
-int parse_engine(const char *s, mf_engine *e)
-{
-    if (!strcmp(s, "auto"))
-        *e = MF_ENGINE_AUTO;
-    else if (!strcmp(s, "cpu"))
-        *e = MF_ENGINE_CPU;
-    else if (!strcmp(s, "gpu"))
-        *e = MF_ENGINE_GPU;
-    else
-        return -1;
-    return 0;
 }
 
 static int write_cut(const char *path, int force, const mf_graph *g, const uint8_t *side)
@@ -67,10 +56,11 @@ static int write_cut(const char *path, int force, const mf_graph *g, const uint8
 
 int cmd_maxflow(int argc, char **argv)
 {
-    enum { O_FLOW = 256, O_CUT, O_ENGINE, O_VERIFY, O_TIME, O_JSON, O_NOMERGE, O_DEVICE };
+    enum { O_FLOW = 256, O_CUT, O_ENGINE, O_VERIFY, O_TIME, O_JSON, O_NOMERGE, O_DEVICE, O_CPUALG };
     static const struct option longopts[] = {
         {"flow", no_argument, NULL, O_FLOW},     {"cut", required_argument, NULL, O_CUT},
         {"engine", required_argument, NULL, O_ENGINE},
+        {"cpu-algorithm", required_argument, NULL, O_CPUALG},
         {"device", required_argument, NULL, O_DEVICE},
         {"verify", no_argument, NULL, O_VERIFY}, {"time", no_argument, NULL, O_TIME},
         {"json", no_argument, NULL, O_JSON},     {"no-merge", no_argument, NULL, O_NOMERGE},
@@ -90,6 +80,12 @@ int cmd_maxflow(int argc, char **argv)
         case O_ENGINE:
             if (parse_engine(optarg, &opt.engine)) {
                 DISPLAYLEVEL(1, "flowcut maxflow: --engine must be auto, cpu or gpu\n");
+                return EXIT_USAGE;
+            }
+            break;
+        case O_CPUALG:
+            if (parse_cpu_algorithm(optarg, &opt.cpu_algorithm)) {
+                DISPLAYLEVEL(1, "flowcut maxflow: --cpu-algorithm must be push-relabel or bk\n");
                 return EXIT_USAGE;
             }
             break;

@@ -24,6 +24,8 @@ void seg_options_default(seg_options *o)
     gb_params_default(&o->graph);
     o->iterations = 0;
     mf_options_default(&o->solve);
+    /* image networks are grids with short paths: BK's home ground */
+    o->solve.cpu_algorithm = MF_CPU_BK;
     o->max_pixels = IMG_DEFAULT_MAX_PIXELS;
 }
 

@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int parse_engine(const char *s, mf_engine *e);
-
 static int parse_hex_rgb(const char *s, uint8_t *rgb)
 {
     unsigned v;
@@ -88,6 +86,12 @@ int seg_parse_option(int c, const char *arg, seg_options *o, const char **seed_p
     case SO_ENGINE:
         if (parse_engine(arg, &o->solve.engine)) {
             DISPLAYLEVEL(1, "%s: --engine must be auto, cpu or gpu\n", cmd);
+            return -1;
+        }
+        return 1;
+    case SO_CPUALG:
+        if (parse_cpu_algorithm(arg, &o->solve.cpu_algorithm)) {
+            DISPLAYLEVEL(1, "%s: --cpu-algorithm must be bk or push-relabel\n", cmd);
             return -1;
         }
         return 1;

@@ -8,7 +8,7 @@
 
 enum {
     SO_SEEDS = 300, SO_TRIMAP, SO_SCRIBBLE, SO_LAMBDA, SO_CONN, SO_MODEL, SO_ITER, SO_ENGINE,
-    SO_DEVICE, SO_MAXPX
+    SO_DEVICE, SO_MAXPX, SO_CPUALG
 };
 
 #define SEG_LONG_OPTIONS                                                                     \
@@ -19,6 +19,7 @@ enum {
     {"model", required_argument, NULL, SO_MODEL},                                                \
     {"iterations", required_argument, NULL, SO_ITER},                                            \
     {"engine", required_argument, NULL, SO_ENGINE},                                              \
+    {"cpu-algorithm", required_argument, NULL, SO_CPUALG},                                       \
     {"device", required_argument, NULL, SO_DEVICE},                                              \
     {"max-pixels", required_argument, NULL, SO_MAXPX}
 
@@ -32,6 +33,7 @@ enum {
     "  --model gmm|hist      colour model (default gmm: 5-component Gaussian mixtures)\n"         \
     "  --iterations N        GrabCut-style re-fits of the models (default 0)\n"                   \
     "  --engine auto|cpu|gpu solver engine (default auto)\n"                                      \
+    "  --cpu-algorithm A     CPU solver: bk (default, Boykov-Kolmogorov) or push-relabel\n"     \
     "  --device N            CUDA device (default 0)\n"                                           \
     "  --max-pixels N        refuse larger images (default 268435456)\n"
 

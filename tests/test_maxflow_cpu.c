@@ -1,4 +1,4 @@
-/* CPU engine: known instances, random graphs against Edmonds-Karp with
+/* CPU engine, push-relabel: known instances, random graphs against Edmonds-Karp with
  * bit-identical cuts, certificates on every solve, 64-bit values. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,46 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void solve_and_check(const mf_arclist *list, int merge, int phase2, const char *what)
-{
-    mf_graph g;
-    mf_result r;
-    mf_error err = {0};
-    mf_build_options bopt = {merge};
-    mf_options opt;
-    mf_options_default(&opt);
-    opt.engine = MF_ENGINE_CPU;
-    opt.phase2 = phase2;
-    uint8_t *ref_side = malloc((size_t)list->num_vertices);
-    int64_t ref = reference_max_flow(list, ref_side);
-    assert_int_equal(mf_graph_from_arcs(list, &bopt, &g, &err), MF_OK);
-    assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
-    if (r.flow_value != ref)
-        fail_msg("%s: flow %lld, reference %lld", what, (long long)r.flow_value, (long long)ref);
-    if (mf_verify(&g, &r, phase2, &err) != MF_OK)
-        fail_msg("%s: certificate: %s", what, err.message);
-    if (memcmp(r.source_side, ref_side, (size_t)list->num_vertices) != 0)
-        fail_msg("%s: cut differs from the reference's canonical cut", what);
-    if (phase2) {
-        /* flows reported per input arc must conserve too */
-        int64_t *net = calloc((size_t)list->num_vertices, sizeof(int64_t));
-        for (int32_t i = 0; i < list->num_arcs; i++) {
-            int32_t f = mf_input_arc_flow(&g, r.flow, i);
-            assert_true(f >= 0 && f <= list->cap[i]);
-            net[list->tail[i]] -= f;
-            net[list->head[i]] += f;
-        }
-        for (int32_t v = 0; v < list->num_vertices; v++)
-            if (v != list->source && v != list->sink && net[v] != 0)
-                fail_msg("%s: input-arc flows do not conserve at %d", what, v);
-        assert_int_equal(net[list->sink], ref);
-        free(net);
-    }
-    free(ref_side);
-    mf_result_free(&r);
-    mf_graph_free(&g);
-}
 
 static void test_known_instances(void **state)
 {
@@ -73,7 +33,7 @@ static void test_known_instances(void **state)
         assert_int_equal(reference_max_flow(&list, NULL), value);
         for (int merge = 0; merge < 2; merge++)
             for (int phase2 = 0; phase2 < 2; phase2++)
-                solve_and_check(&list, merge, phase2, name);
+                check_cpu_solve(&list, merge, phase2, MF_CPU_PUSH_RELABEL, name);
         mf_arclist_free(&list);
         count++;
     }
@@ -92,7 +52,7 @@ static void test_random_graphs_match_edmonds_karp(void **state)
             assert_int_equal(random_graph(family, n, seed, &list), MF_OK);
             char what[64];
             snprintf(what, sizeof what, "family %d seed %llu", family, (unsigned long long)seed);
-            solve_and_check(&list, (int)(seed & 1), (int)((seed >> 1) & 1), what);
+            check_cpu_solve(&list, (int)(seed & 1), (int)((seed >> 1) & 1), MF_CPU_PUSH_RELABEL, what);
             mf_arclist_free(&list);
             solved++;
         }

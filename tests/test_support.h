@@ -25,6 +25,13 @@ int random_graph(int family, int32_t n, uint64_t seed, mf_arclist *out);
  * the set of vertices that cannot reach the sink in its final residual. */
 int64_t reference_max_flow(const mf_arclist *list, uint8_t *source_side);
 
+/* Solves list on the CPU engine with algorithm and fails the test unless
+ * the value and the canonical cut equal Edmonds-Karp's and the certificate
+ * holds (a flow when phase2, else a preflow); with phase2 the flows per
+ * input arc must conserve too. */
+void check_cpu_solve(const mf_arclist *list, int merge, int phase2, mf_cpu_algorithm algorithm,
+                     const char *what);
+
 /* Path of a file in tests/data. */
 const char *test_data_path(const char *name);
 

@@ -7,19 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One residual arc; each stored arc appears twice (forward and reverse),
- * sister links them. 12 bytes keeps a vertex's arcs in few cache lines. */
-typedef struct rarc {
-    int32_t head;
-    int32_t res;
-    int32_t sister;
-} rarc;
-
 typedef struct engine {
     int32_t n;
-    int32_t *first;    /* n + 1 */
-    rarc *arcs;        /* 2m */
-    int32_t *fpos;     /* m: position of stored arc a's forward residual */
+    mf_residual resid;
+    int32_t *first;    /* resid.first */
+    mf_rarc *arcs;        /* resid.arcs */
+    int32_t *fpos;     /* resid.fpos */
     int64_t *excess;
     int32_t *label;
     int32_t *current;
@@ -39,9 +32,7 @@ typedef struct engine {
 
 static void engine_free(engine *e)
 {
-    free(e->first);
-    free(e->arcs);
-    free(e->fpos);
+    mf_residual_free(&e->resid);
     free(e->excess);
     free(e->label);
     free(e->current);
@@ -55,12 +46,9 @@ static void engine_free(engine *e)
 
 static int engine_init(engine *e, const mf_graph *g)
 {
-    int32_t n = g->num_vertices, m = g->num_arcs;
+    int32_t n = g->num_vertices;
     memset(e, 0, sizeof *e);
     e->n = n;
-    e->first = malloc(sizeof(int32_t) * ((size_t)n + 1));
-    e->arcs = malloc(sizeof(rarc) * (2 * (size_t)m + 1));
-    e->fpos = malloc(sizeof(int32_t) * ((size_t)m + 1));
     e->excess = calloc((size_t)n, sizeof(int64_t));
     e->label = malloc(sizeof(int32_t) * (size_t)n);
     e->current = malloc(sizeof(int32_t) * (size_t)n);
@@ -70,36 +58,15 @@ static int engine_init(engine *e, const mf_graph *g)
     e->active_head = malloc(sizeof(int32_t) * ((size_t)n + 1));
     e->inactive_head = malloc(sizeof(int32_t) * ((size_t)n + 1));
     e->queue = malloc(sizeof(int32_t) * (size_t)n);
-    if (!e->first || !e->arcs || !e->fpos || !e->excess || !e->label ||
+    if (mf_residual_init(&e->resid, g) != MF_OK || !e->excess || !e->label ||
         !e->current || !e->anext || !e->inext || !e->iprev ||
         !e->active_head || !e->inactive_head || !e->queue)
         return MF_ERR_NOMEM;
     for (int32_t d = 0; d <= n; d++)
         e->active_head[d] = e->inactive_head[d] = NIL;
-    e->first[0] = 0;
-    for (int32_t v = 0; v < n; v++)
-        e->first[v + 1] = e->first[v] + (g->out_start[v + 1] - g->out_start[v]) +
-                          (g->in_start[v + 1] - g->in_start[v]);
-    for (int32_t u = 0; u < n; u++) {
-        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
-            int32_t pos = e->first[u] + (a - g->out_start[u]);
-            e->fpos[a] = pos;
-            e->arcs[pos].head = g->arc_head[a];
-            e->arcs[pos].res = g->arc_cap[a];
-        }
-    }
-    for (int32_t v = 0; v < n; v++) {
-        int32_t base = e->first[v] + (g->out_start[v + 1] - g->out_start[v]);
-        for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
-            int32_t a = g->in_arc[i];
-            int32_t pos = base + (i - g->in_start[v]);
-            int32_t fp = e->fpos[a];
-            e->arcs[pos].head = g->in_tail[i];
-            e->arcs[pos].res = g->arc_rcap[a];
-            e->arcs[pos].sister = fp;
-            e->arcs[fp].sister = pos;
-        }
-    }
+    e->first = e->resid.first;
+    e->arcs = e->resid.arcs;
+    e->fpos = e->resid.fpos;
     return MF_OK;
 }
 
@@ -198,7 +165,7 @@ static void discharge(engine *e, int32_t v)
         int32_t dv = e->label[v];
         int32_t r = e->current[v];
         for (; r < end; r++) {
-            rarc *arc = &e->arcs[r];
+            mf_rarc *arc = &e->arcs[r];
             if (arc->res <= 0)
                 continue;
             int32_t w = arc->head;
@@ -276,6 +243,8 @@ int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res,
         mf_options_default(&defaults);
         opt = &defaults;
     }
+    if (opt->cpu_algorithm == MF_CPU_BK)
+        return mf_solve_bk(g, opt, res, err);
     memset(res, 0, sizeof *res);
     double t0 = mf_now();
     rc = engine_init(&e, g);
@@ -290,7 +259,7 @@ int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res,
 
     /* Phase 1: saturate every residual arc out of the source. */
     for (int32_t r = e.first[s]; r < e.first[s + 1]; r++) {
-        rarc *arc = &e.arcs[r];
+        mf_rarc *arc = &e.arcs[r];
         if (arc->res > 0 && arc->head != s) {
             e.excess[arc->head] += arc->res;
             e.excess[s] -= arc->res;

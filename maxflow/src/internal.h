@@ -23,6 +23,27 @@ double mf_now(void);
 
 int mf_result_alloc(mf_result *r, const mf_graph *g);
 
+/* One residual arc; each stored arc appears twice (forward from its tail,
+ * reverse from its head) and sister links the pair. 12 bytes keeps a
+ * vertex's arcs in few cache lines. */
+typedef struct mf_rarc {
+    int32_t head;
+    int32_t res;
+    int32_t sister;
+} mf_rarc;
+
+/* Residual graph: vertex v's arcs are arcs[first[v] .. first[v+1]);
+ * fpos[a] is the position of stored arc a's forward residual, so the flow
+ * on a is arc_cap[a] - arcs[fpos[a]].res. */
+typedef struct mf_residual {
+    int32_t *first;
+    mf_rarc *arcs;
+    int32_t *fpos;
+} mf_residual;
+
+int mf_residual_init(mf_residual *r, const mf_graph *g);
+void mf_residual_free(mf_residual *r);
+
 /* splitmix64: small, fast, and identical on every platform. */
 static inline uint64_t mf_rng_next(uint64_t *state)
 {

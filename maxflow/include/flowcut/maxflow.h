@@ -124,6 +124,11 @@ int32_t mf_arc_tail(const mf_graph *g, int32_t a);
  * Solving */
 typedef enum { MF_ENGINE_AUTO = 0, MF_ENGINE_CPU, MF_ENGINE_GPU } mf_engine;
 
+/* The CPU engine's algorithm. Push-relabel has a polynomial bound on any
+ * graph; Boykov-Kolmogorov has none but is several times faster on the
+ * grid networks of images, whose source-sink paths are short. */
+typedef enum { MF_CPU_PUSH_RELABEL = 0, MF_CPU_BK } mf_cpu_algorithm;
+
 typedef struct mf_options {
     mf_engine engine;
     int phase2;          /* 1: make a valid flow on every arc */
@@ -132,6 +137,7 @@ typedef struct mf_options {
     /* Global relabel frequency of the GPU engine in push-relabel rounds;
      * 0 picks ecl-maxflow's max(100, V^2 / (1000 E)) scaled adaptively. */
     int32_t gpu_relabel_interval;
+    mf_cpu_algorithm cpu_algorithm; /* default MF_CPU_PUSH_RELABEL */
 } mf_options;
 
 void mf_options_default(mf_options *opt);
@@ -169,10 +175,13 @@ void mf_result_free(mf_result *r);
 int mf_solve(const mf_graph *g, const mf_options *opt, mf_result *res,
              mf_error *err);
 
-/* The CPU engine: highest-label push-relabel with global relabeling and
- * the gap heuristic (Cherkassky & Goldberg's hi_pr design). */
+/* The CPU engine, by opt->cpu_algorithm: highest-label push-relabel with
+ * global relabeling and the gap heuristic (Cherkassky & Goldberg's hi_pr
+ * design), or Boykov-Kolmogorov (always a valid flow, as after phase 2). */
 int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res,
                  mf_error *err);
+int mf_solve_bk(const mf_graph *g, const mf_options *opt, mf_result *res,
+                mf_error *err);
 
 /* GPU engine: a reusable solver object keeps device buffers between solves
  * so that batches do not reallocate. Without CUDA support or a device,

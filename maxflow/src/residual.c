@@ -1,0 +1,51 @@
+/* Residual arcs grouped by tail, shared by the CPU engines. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+void mf_residual_free(mf_residual *r)
+{
+    free(r->first);
+    free(r->arcs);
+    free(r->fpos);
+    r->first = r->fpos = NULL;
+    r->arcs = NULL;
+}
+
+int mf_residual_init(mf_residual *r, const mf_graph *g)
+{
+    int32_t n = g->num_vertices, m = g->num_arcs;
+    r->first = malloc(sizeof(int32_t) * ((size_t)n + 1));
+    r->arcs = malloc(sizeof(mf_rarc) * (2 * (size_t)m + 1));
+    r->fpos = malloc(sizeof(int32_t) * ((size_t)m + 1));
+    if (!r->first || !r->arcs || !r->fpos) {
+        mf_residual_free(r);
+        return MF_ERR_NOMEM;
+    }
+    r->first[0] = 0;
+    for (int32_t v = 0; v < n; v++)
+        r->first[v + 1] = r->first[v] + (g->out_start[v + 1] - g->out_start[v]) +
+                          (g->in_start[v + 1] - g->in_start[v]);
+    for (int32_t u = 0; u < n; u++) {
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t pos = r->first[u] + (a - g->out_start[u]);
+            r->fpos[a] = pos;
+            r->arcs[pos].head = g->arc_head[a];
+            r->arcs[pos].res = g->arc_cap[a];
+        }
+    }
+    /* a vertex's reverse arcs follow its forward ones */
+    for (int32_t v = 0; v < n; v++) {
+        int32_t base = r->first[v] + (g->out_start[v + 1] - g->out_start[v]);
+        for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
+            int32_t a = g->in_arc[i];
+            int32_t pos = base + (i - g->in_start[v]);
+            int32_t fp = r->fpos[a];
+            r->arcs[pos].head = g->in_tail[i];
+            r->arcs[pos].res = g->arc_rcap[a];
+            r->arcs[pos].sister = fp;
+            r->arcs[fp].sister = pos;
+        }
+    }
+    return MF_OK;
+}

@@ -1,0 +1,154 @@
+/* CPU engine, Boykov-Kolmogorov: the same instances as push-relabel, plus
+ * the terminal handling that only BK has (terminal residuals per vertex,
+ * pre-cancelled s->v->t capacity, flows mapped back onto terminal arcs).
+ * BK returns a valid flow, so every solve is checked as a flow. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void test_known_instances(void **state)
+{
+    (void)state;
+    FILE *f = fopen(test_data_path("EXPECTED.tsv"), "r");
+    assert_non_null(f);
+    char line[1024];
+    int count = 0;
+    assert_non_null(fgets(line, sizeof line, f)); /* header */
+    while (fgets(line, sizeof line, f)) {
+        char name[256];
+        long long nodes, arcs, s, t, value;
+        if (sscanf(line, "%255s %lld %lld %lld %lld %lld", name, &nodes, &arcs, &s, &t, &value) != 6)
+            continue;
+        mf_arclist list;
+        mf_error err = {0};
+        if (mf_read_dimacs(test_data_path(name), &list, &err) != MF_OK)
+            fail_msg("%s: %s", name, err.message);
+        for (int merge = 0; merge < 2; merge++)
+            check_cpu_solve(&list, merge, 1, MF_CPU_BK, name);
+        mf_arclist_free(&list);
+        count++;
+    }
+    fclose(f);
+    assert_true(count >= 12);
+}
+
+static void test_random_graphs_match_edmonds_karp(void **state)
+{
+    (void)state;
+    int solved = 0;
+    for (int family = 0; family < FAMILY_COUNT; family++) {
+        for (uint64_t seed = 1; seed <= 60; seed++) {
+            int32_t n = 2 + (int32_t)(seed * 37 % (family == FAMILY_DENSE ? 24 : 70));
+            mf_arclist list;
+            assert_int_equal(random_graph(family, n, seed, &list), MF_OK);
+            char what[64];
+            snprintf(what, sizeof what, "family %d seed %llu", family, (unsigned long long)seed);
+            check_cpu_solve(&list, (int)(seed & 1), 1, MF_CPU_BK, what);
+            mf_arclist_free(&list);
+            solved++;
+        }
+    }
+    assert_true(solved >= 300);
+}
+
+/* Every way an arc can touch a terminal: s->v, v->s, v->t, t->v, s->t,
+ * t->s, parallel terminal arcs, and vertices with both terminal arcs. */
+static void test_terminal_arcs_of_every_kind(void **state)
+{
+    (void)state;
+    for (int merge = 0; merge < 2; merge++) {
+        mf_arclist list;
+        assert_int_equal(mf_arclist_init(&list, 7, 32), MF_OK);
+        list.source = 0;
+        list.sink = 6;
+        static const int32_t arcs[][3] = {
+            {0, 1, 9}, {0, 1, 4}, {1, 0, 7}, {1, 6, 3},  /* both terminals, parallel */
+            {0, 2, 5}, {2, 6, 5}, {6, 2, 8},             /* fully pre-cancelled */
+            {3, 0, 6}, {6, 3, 2}, {3, 4, 10},            /* only reverse terminal arcs */
+            {0, 4, 12}, {4, 5, 6}, {5, 6, 4}, {5, 6, 1}, {4, 6, 2},
+            {0, 6, 11}, {6, 0, 13}, {1, 2, 3}, {2, 5, 2}, {5, 1, 9}};
+        for (size_t i = 0; i < sizeof arcs / sizeof arcs[0]; i++)
+            assert_int_equal(mf_arclist_add(&list, arcs[i][0], arcs[i][1], arcs[i][2]), MF_OK);
+        check_cpu_solve(&list, merge, 1, MF_CPU_BK, merge ? "terminals, merged" : "terminals");
+        mf_arclist_free(&list);
+    }
+}
+
+static void test_value_beyond_32_bits(void **state)
+{
+    (void)state;
+    mf_arclist list;
+    assert_int_equal(mf_arclist_init(&list, 12, 32), MF_OK);
+    list.source = 0;
+    list.sink = 11;
+    for (int32_t v = 1; v <= 10; v++) {
+        assert_int_equal(mf_arclist_add(&list, 0, v, INT32_MAX), MF_OK);
+        assert_int_equal(mf_arclist_add(&list, 0, v, INT32_MAX), MF_OK);
+        assert_int_equal(mf_arclist_add(&list, v, 11, INT32_MAX), MF_OK);
+        if (v > 1)
+            assert_int_equal(mf_arclist_add(&list, v - 1, v, INT32_MAX / 2), MF_OK);
+    }
+    mf_graph g;
+    mf_result r;
+    mf_error err = {0};
+    assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+    mf_options opt;
+    mf_options_default(&opt);
+    opt.engine = MF_ENGINE_CPU;
+    opt.cpu_algorithm = MF_CPU_BK;
+    assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
+    assert_true(r.flow_value == 10LL * INT32_MAX);
+    assert_int_equal(mf_verify(&g, &r, 1, &err), MF_OK);
+    mf_result_free(&r);
+    mf_graph_free(&g);
+    mf_arclist_free(&list);
+}
+
+/* Grid networks, BK's home ground: same value and cut as push-relabel. */
+static void test_grids_match_push_relabel(void **state)
+{
+    (void)state;
+    for (int conn = 4; conn <= 8; conn += 4) {
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+            mf_arclist list;
+            mf_graph g;
+            mf_result pr, bk;
+            mf_error err = {0};
+            assert_int_equal(mf_gen_grid(60 + (int32_t)seed * 7, 45, conn, seed, &list), MF_OK);
+            assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+            mf_options opt;
+            mf_options_default(&opt);
+            opt.engine = MF_ENGINE_CPU;
+            assert_int_equal(mf_solve(&g, &opt, &pr, &err), MF_OK);
+            opt.cpu_algorithm = MF_CPU_BK;
+            assert_int_equal(mf_solve(&g, &opt, &bk, &err), MF_OK);
+            assert_true(bk.flow_value == pr.flow_value);
+            assert_memory_equal(bk.source_side, pr.source_side, (size_t)g.num_vertices);
+            if (mf_verify(&g, &bk, 1, &err) != MF_OK)
+                fail_msg("grid %d-connected seed %llu: %s", conn, (unsigned long long)seed, err.message);
+            mf_result_free(&pr);
+            mf_result_free(&bk);
+            mf_graph_free(&g);
+            mf_arclist_free(&list);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_known_instances),
+        cmocka_unit_test(test_random_graphs_match_edmonds_karp),
+        cmocka_unit_test(test_terminal_arcs_of_every_kind),
+        cmocka_unit_test(test_value_beyond_32_bits),
+        cmocka_unit_test(test_grids_match_push_relabel),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
