@@ -171,6 +171,8 @@ int parse_cpu_algorithm(const char *s, mf_cpu_algorithm *a)
         *a = MF_CPU_PUSH_RELABEL;
     else if (!strcmp(s, "bk"))
         *a = MF_CPU_BK;
+    else if (!strcmp(s, "auto"))
+        *a = MF_CPU_AUTO;
     else
         return -1;
     return 0;

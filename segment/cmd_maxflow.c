@@ -24,8 +24,9 @@ static void usage(FILE *f)
             "  --flow            also print 'f U V X' for every arc (valid flow, phase 2)\n"
             "  --cut FILE        write the source-side vertex ids of the canonical min cut\n"
             "  --engine E        auto (default), cpu or gpu\n"
-            "  --cpu-algorithm A push-relabel (default) or bk (Boykov-Kolmogorov, fast on\n"
-            "                    image grids, no polynomial bound on general graphs)\n"
+            "  --cpu-algorithm A push-relabel (default), bk (Boykov-Kolmogorov: fast on image\n"
+            "                    grids, no polynomial bound on general graphs) or auto (bk from\n"
+            "                    350k vertices up)\n"
             "  --device N        CUDA device ordinal (default 0)\n"
             "  --verify          check the certificate (bounds, conservation, cut = flow)\n"
             "  --time            print parse, build and solve times on stderr\n"
@@ -85,7 +86,7 @@ int cmd_maxflow(int argc, char **argv)
             break;
         case O_CPUALG:
             if (parse_cpu_algorithm(optarg, &opt.cpu_algorithm)) {
-                DISPLAYLEVEL(1, "flowcut maxflow: --cpu-algorithm must be push-relabel or bk\n");
+                DISPLAYLEVEL(1, "flowcut maxflow: --cpu-algorithm must be push-relabel, bk or auto\n");
                 return EXIT_USAGE;
             }
             break;

@@ -24,8 +24,8 @@ void seg_options_default(seg_options *o)
     gb_params_default(&o->graph);
     o->iterations = 0;
     mf_options_default(&o->solve);
-    /* image networks are grids with short paths: BK's home ground */
-    o->solve.cpu_algorithm = MF_CPU_BK;
+    /* BK on large photos, push-relabel on small ones (measured) */
+    o->solve.cpu_algorithm = MF_CPU_AUTO;
     o->max_pixels = IMG_DEFAULT_MAX_PIXELS;
 }
 

@@ -91,7 +91,7 @@ int seg_parse_option(int c, const char *arg, seg_options *o, const char **seed_p
         return 1;
     case SO_CPUALG:
         if (parse_cpu_algorithm(arg, &o->solve.cpu_algorithm)) {
-            DISPLAYLEVEL(1, "%s: --cpu-algorithm must be bk or push-relabel\n", cmd);
+            DISPLAYLEVEL(1, "%s: --cpu-algorithm must be auto, bk or push-relabel\n", cmd);
             return -1;
         }
         return 1;

@@ -33,7 +33,8 @@ enum {
     "  --model gmm|hist      colour model (default gmm: 5-component Gaussian mixtures)\n"         \
     "  --iterations N        GrabCut-style re-fits of the models (default 0)\n"                   \
     "  --engine auto|cpu|gpu solver engine (default auto)\n"                                      \
-    "  --cpu-algorithm A     CPU solver: bk (default, Boykov-Kolmogorov) or push-relabel\n"     \
+    "  --cpu-algorithm A     CPU solver: auto (default: push-relabel below 350k pixels,\n"   \
+    "                        Boykov-Kolmogorov above), bk or push-relabel\n"                \
     "  --device N            CUDA device (default 0)\n"                                           \
     "  --max-pixels N        refuse larger images (default 268435456)\n"
 

@@ -214,11 +214,13 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
     return GB_OK;
 }
 
-static void gmm_table(const gauss *comp, int k, float *table)
+static void gmm_table(const gauss *comp, int k, const uint8_t *present, float *table)
 {
     for (int r = 0; r < GB_LUT_SIDE; r++)
         for (int g = 0; g < GB_LUT_SIDE; g++)
             for (int b = 0; b < GB_LUT_SIDE; b++) {
+                if (!present[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b])
+                    continue;
                 double x[3] = {r * GB_LUT_STEP + (GB_LUT_STEP - 1) / 2.0,
                                g * GB_LUT_STEP + (GB_LUT_STEP - 1) / 2.0,
                                b * GB_LUT_STEP + (GB_LUT_STEP - 1) / 2.0};
@@ -283,8 +285,16 @@ int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8
         return GB_ERR_INVALID;
     int64_t npx = (int64_t)width * height;
     gb_models *m = calloc(1, sizeof *m);
-    if (!m)
+    /* only the colours of this photo need a cost: a 0.2 Mpx photo uses a
+     * small part of the table, and evaluating the mixtures is the cost */
+    uint8_t *present = calloc(GB_LUT_SIZE, 1);
+    if (!m || !present) {
+        free(m);
+        free(present);
         return GB_ERR_NOMEM;
+    }
+    for (int64_t i = 0; i < npx; i++)
+        present[gb_lut_index(rgb + 3 * i)] = 1;
     int rc = GB_OK;
     for (int region = 0; region < 2 && rc == GB_OK; region++) {
         double *s;
@@ -304,24 +314,33 @@ int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8
             int k = p->gmm_components < 1 ? 1 : p->gmm_components > MAX_K ? MAX_K : p->gmm_components;
             rc = fit_gmm(s, count, k, comp, &k);
             if (!rc)
-                gmm_table(comp, k, table);
+                gmm_table(comp, k, present, table);
         }
         free(s);
     }
     if (rc) {
         free(m);
+        free(present);
         return rc;
     }
-    /* shift both tables by one common constant so costs start near zero */
+    /* shift both tables by one common constant so that the photo's costs
+     * start at zero; colours absent from the photo get a neutral cost */
     float lo = 1e30f;
     for (int i = 0; i < GB_LUT_SIZE; i++) {
+        if (!present[i])
+            continue;
         lo = m->cost_fg[i] < lo ? m->cost_fg[i] : lo;
         lo = m->cost_bg[i] < lo ? m->cost_bg[i] : lo;
     }
     for (int i = 0; i < GB_LUT_SIZE; i++) {
-        m->cost_fg[i] -= lo;
-        m->cost_bg[i] -= lo;
+        if (present[i]) {
+            m->cost_fg[i] -= lo;
+            m->cost_bg[i] -= lo;
+        } else {
+            m->cost_fg[i] = m->cost_bg[i] = (float)GB_MAX_DATA_COST;
+        }
     }
+    free(present);
     *out = m;
     return GB_OK;
 }

@@ -10,7 +10,7 @@
  * residual (positive: from the source, negative: to the sink) after
  * pre-cancelling its two terminal capacities. The result is a valid flow
  * (conservation holds), mapped back onto the stored arcs at the end. */
-#include "internal.h"
+#include "cpu_engines.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +123,7 @@ static int64_t bottleneck(const bk *b, int32_t x, int32_t xy)
     int64_t cap = arcs[xy].res;
     int32_t v;
     for (v = x; b->v[v].parent != TO_TERMINAL; v = arcs[b->v[v].parent].head) {
-        int32_t into_v = arcs[arcs[b->v[v].parent].sister].res;
+        int32_t into_v = arcs[b->v[v].parent].rres;
         if (into_v < cap)
             cap = into_v;
     }
@@ -144,8 +144,7 @@ static void augment(bk *b, int32_t x, int32_t xy)
 {
     mf_rarc *arcs = b->r.arcs;
     int64_t delta = bottleneck(b, x, xy);
-    arcs[xy].res -= (int32_t)delta;
-    arcs[arcs[xy].sister].res += (int32_t)delta;
+    mf_rarc_push(arcs, xy, (int32_t)delta);
     for (int32_t v = x;;) {
         if (b->v[v].parent == TO_TERMINAL) {
             b->v[v].tr -= delta;
@@ -154,10 +153,9 @@ static void augment(bk *b, int32_t x, int32_t xy)
             break;
         }
         mf_rarc *up = &arcs[b->v[v].parent];
-        up->res += (int32_t)delta;
-        arcs[up->sister].res -= (int32_t)delta;
+        mf_rarc_push(arcs, b->v[v].parent, -(int32_t)delta);
         int32_t next = up->head;
-        if (!arcs[up->sister].res)
+        if (!up->rres)
             make_orphan(b, v);
         v = next;
     }
@@ -169,8 +167,7 @@ static void augment(bk *b, int32_t x, int32_t xy)
             break;
         }
         mf_rarc *down = &arcs[b->v[v].parent];
-        down->res -= (int32_t)delta;
-        arcs[down->sister].res += (int32_t)delta;
+        mf_rarc_push(arcs, b->v[v].parent, (int32_t)delta);
         int32_t next = down->head;
         if (!down->res)
             make_orphan(b, v);
@@ -221,7 +218,7 @@ static void adopt(bk *b, int32_t v)
         if (b->v[w].tree != side)
             continue;
         /* the tree's residual direction: w -> v for source, v -> w for sink */
-        int32_t res = side == SRC_TREE ? arcs[arcs[q].sister].res : arcs[q].res;
+        int32_t res = side == SRC_TREE ? arcs[q].rres : arcs[q].res;
         if (res <= 0)
             continue;
         int32_t d = origin_distance(b, w);
@@ -242,7 +239,7 @@ static void adopt(bk *b, int32_t v)
         int32_t w = arcs[q].head;
         if (b->v[w].tree != side)
             continue;
-        int32_t res = side == SRC_TREE ? arcs[arcs[q].sister].res : arcs[q].res;
+        int32_t res = side == SRC_TREE ? arcs[q].rres : arcs[q].res;
         if (res > 0)
             push_active(b, w); /* w may grow into v again */
         int32_t p = b->v[w].parent;
@@ -269,7 +266,7 @@ static int32_t grow(bk *b, int32_t v, int32_t *x)
     uint8_t side = b->v[v].tree;
     for (int32_t q = b->r.first[v]; q < b->r.first[v + 1]; q++) {
         int32_t w = arcs[q].head;
-        int32_t res = side == SRC_TREE ? arcs[q].res : arcs[arcs[q].sister].res;
+        int32_t res = side == SRC_TREE ? arcs[q].res : arcs[q].rres;
         if (res <= 0)
             continue;
         uint8_t tw = b->v[w].tree;
@@ -393,7 +390,7 @@ static int write_flows(bk *b, const mf_graph *g, int32_t *flow)
     return MF_OK;
 }
 
-int mf_solve_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err)
+int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err)
 {
     bk b;
     (void)opt;

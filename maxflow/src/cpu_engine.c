@@ -2,7 +2,7 @@
  * gap heuristic, after Cherkassky & Goldberg's hi_pr. Phase 1 pushes
  * toward the sink and yields the value and cut; phase 2 runs the same
  * loop toward the source to return leftover excess, making a valid flow. */
-#include "internal.h"
+#include "cpu_engines.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +122,7 @@ static void global_relabel(engine *e)
         int32_t dn = e->label[w] + 1;
         for (int32_t r = e->first[w]; r < e->first[w + 1]; r++) {
             int32_t x = e->arcs[r].head;
-            if (e->label[x] == n && e->arcs[e->arcs[r].sister].res > 0 &&
+            if (e->label[x] == n && e->arcs[r].rres > 0 &&
                 x != e->blocked) {
                 e->label[x] = dn;
                 e->queue[qt++] = x;
@@ -172,8 +172,7 @@ static void discharge(engine *e, int32_t v)
             if (e->label[w] != dv - 1)
                 continue;
             int64_t delta = e->excess[v] < arc->res ? e->excess[v] : arc->res;
-            arc->res -= (int32_t)delta;
-            e->arcs[arc->sister].res += (int32_t)delta;
+            mf_rarc_push(e->arcs, r, (int32_t)delta);
             e->pushes++;
             if (e->excess[w] == 0 && w != e->target && w != e->blocked) {
                 inactive_remove(e, w, dv - 1);
@@ -233,18 +232,10 @@ static void run_phase(engine *e, int64_t update_threshold)
     }
 }
 
-int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res,
-                 mf_error *err)
+int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err)
 {
-    mf_options defaults;
     engine e;
     int rc;
-    if (!opt) {
-        mf_options_default(&defaults);
-        opt = &defaults;
-    }
-    if (opt->cpu_algorithm == MF_CPU_BK)
-        return mf_solve_bk(g, opt, res, err);
     memset(res, 0, sizeof *res);
     double t0 = mf_now();
     rc = engine_init(&e, g);
@@ -263,8 +254,7 @@ int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res,
         if (arc->res > 0 && arc->head != s) {
             e.excess[arc->head] += arc->res;
             e.excess[s] -= arc->res;
-            e.arcs[arc->sister].res += arc->res;
-            arc->res = 0;
+            mf_rarc_push(e.arcs, r, arc->res);
         }
     }
     e.target = t;

@@ -24,13 +24,25 @@ double mf_now(void);
 int mf_result_alloc(mf_result *r, const mf_graph *g);
 
 /* One residual arc; each stored arc appears twice (forward from its tail,
- * reverse from its head) and sister links the pair. 12 bytes keeps a
- * vertex's arcs in few cache lines. */
+ * reverse from its head) and sister links the pair. rres mirrors the
+ * sister's res: searches that walk toward a terminal (global relabel, the
+ * BK trees) test the arc into the vertex without a random access. */
 typedef struct mf_rarc {
     int32_t head;
     int32_t res;
+    int32_t rres;
     int32_t sister;
 } mf_rarc;
+
+/* Sends delta along arc r, keeping both copies of both residuals. */
+static inline void mf_rarc_push(mf_rarc *arcs, int32_t r, int32_t delta)
+{
+    mf_rarc *a = &arcs[r], *b = &arcs[a->sister];
+    a->res -= delta;
+    a->rres += delta;
+    b->res += delta;
+    b->rres -= delta;
+}
 
 /* Residual graph: vertex v's arcs are arcs[first[v] .. first[v+1]);
  * fpos[a] is the position of stored arc a's forward residual, so the flow

@@ -43,7 +43,9 @@ int mf_residual_init(mf_residual *r, const mf_graph *g)
             int32_t fp = r->fpos[a];
             r->arcs[pos].head = g->in_tail[i];
             r->arcs[pos].res = g->arc_rcap[a];
+            r->arcs[pos].rres = g->arc_cap[a];
             r->arcs[pos].sister = fp;
+            r->arcs[fp].rres = g->arc_rcap[a];
             r->arcs[fp].sister = pos;
         }
     }

@@ -59,7 +59,10 @@ void gb_params_default(gb_params *p);
 typedef struct gb_models gb_models;
 
 /* Fits foreground and background models on the pixels whose label is
- * GB_FOREGROUND or GB_BACKGROUND. rgb: width*height*3 bytes. */
+ * GB_FOREGROUND or GB_BACKGROUND. rgb: width*height*3 bytes. Costs are
+ * tabulated for the colours of this photo only (quantised to 6 bits per
+ * channel); other colours get the same cost in both models, so use the
+ * models with the photo they were fitted on. */
 int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels,
                   const gb_params *p, gb_models **out);
 void gb_models_free(gb_models *m);
