@@ -76,6 +76,13 @@ int seg_parse_option(int c, const char *arg, seg_options *o, const char **seed_p
             return -1;
         }
         return 1;
+    case SO_UNIFORM:
+        if (parse_double(arg, 0, 0.5, &dv)) {
+            DISPLAYLEVEL(1, "%s: --uniform-mix needs a number in [0, 0.5]\n", cmd);
+            return -1;
+        }
+        o->graph.uniform_mix = dv;
+        return 1;
     case SO_ITER:
         if (parse_i64(arg, 0, 100, &iv)) {
             DISPLAYLEVEL(1, "%s: --iterations needs 0..100\n", cmd);

@@ -8,7 +8,7 @@
 
 enum {
     SO_SEEDS = 300, SO_TRIMAP, SO_SCRIBBLE, SO_LAMBDA, SO_CONN, SO_MODEL, SO_ITER, SO_ENGINE,
-    SO_DEVICE, SO_MAXPX, SO_CPUALG
+    SO_DEVICE, SO_MAXPX, SO_CPUALG, SO_UNIFORM
 };
 
 #define SEG_LONG_OPTIONS                                                                     \
@@ -17,6 +17,7 @@ enum {
     {"lambda", required_argument, NULL, SO_LAMBDA},                                              \
     {"connectivity", required_argument, NULL, SO_CONN},                                          \
     {"model", required_argument, NULL, SO_MODEL},                                                \
+    {"uniform-mix", required_argument, NULL, SO_UNIFORM},                                        \
     {"iterations", required_argument, NULL, SO_ITER},                                            \
     {"engine", required_argument, NULL, SO_ENGINE},                                              \
     {"cpu-algorithm", required_argument, NULL, SO_CPUALG},                                       \
@@ -31,6 +32,8 @@ enum {
     "  --lambda X            smoothness weight (default 150)\n"                                    \
     "  --connectivity 4|8    pixel neighbourhood (default 8)\n"                                   \
     "  --model gmm|hist      colour model (default gmm: 5-component Gaussian mixtures)\n"         \
+    "  --uniform-mix E       blend a uniform colour density of weight E into both models,\n"   \
+    "                        so colours the seeds missed keep a bounded cost (default 0.01)\n" \
     "  --iterations N        GrabCut-style re-fits of the models (default 0)\n"                   \
     "  --engine auto|cpu|gpu solver engine (default auto)\n"                                      \
     "  --cpu-algorithm A     CPU solver: auto (default: push-relabel below 350k pixels,\n"   \

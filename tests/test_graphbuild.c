@@ -82,6 +82,88 @@ static void test_missing_seeds_are_errors(void **state)
     assert_int_equal(gb_models_fit(rgb, 2, 1, only_bg, &p, &m), GB_ERR_NO_FOREGROUND);
 }
 
+/* Terminal capacity of pixel v after pre-cancellation: positive toward the
+ * source, negative toward the sink, whichever way the arc is stored. */
+static int64_t terminal_term(const mf_graph *g, int32_t v)
+{
+    int64_t term = 0;
+    for (int32_t u = 0; u < g->num_vertices; u++)
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t w = g->arc_head[a];
+            if (u == g->source && w == v)
+                term += g->arc_cap[a];
+            else if (u == v && w == g->source)
+                term += g->arc_rcap[a];
+            else if (u == v && w == g->sink)
+                term -= g->arc_cap[a];
+            else if (u == g->sink && w == v)
+                term -= g->arc_rcap[a];
+        }
+    return term;
+}
+
+/* Red photo half with foreground strokes, blue half with background ones,
+ * and an unseeded column of a red the strokes never showed: unlikely under
+ * the tight red mixture, impossible under the blue one. Without the uniform
+ * blend the blue model's cost hits the clip and the column is pushed hard
+ * toward the foreground by colour alone; with it both costs meet the
+ * uniform floor and the column is left to the smoothness term. */
+static void test_uniform_mix_bounds_unseen_colours(void **state)
+{
+    (void)state;
+    enum { W = 24, H = 8 };
+    uint8_t rgb[W * H * 3], seeds[W * H];
+    uint64_t rng = 99;
+    memset(seeds, GB_UNMARKED, sizeof seeds);
+    for (int i = 0; i < W * H; i++) {
+        int x = i % W;
+        uint8_t c[3];
+        for (int k = 0; k < 3; k++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            c[k] = (uint8_t)(20 + (int)(rng >> 60));
+        }
+        c[x < W / 2 ? 0 : 2] = (uint8_t)(c[x < W / 2 ? 0 : 2] + 160);
+        if (x == 6) {
+            c[0] = 160;
+            c[1] = c[2] = 40;
+        }
+        memcpy(rgb + 3 * i, c, 3);
+        if (x >= 1 && x <= 3)
+            seeds[i] = GB_FOREGROUND;
+        if (x >= W - 4 && x <= W - 2)
+            seeds[i] = GB_BACKGROUND;
+    }
+    int64_t column_term[2];
+    for (int blend = 0; blend < 2; blend++) {
+        gb_params p;
+        gb_params_default(&p);
+        assert_true(p.uniform_mix == 0.01);
+        if (!blend)
+            p.uniform_mix = 0;
+        gb_models *m;
+        mf_graph g;
+        assert_int_equal(gb_models_fit(rgb, W, H, seeds, &p, &m), GB_OK);
+        assert_int_equal(gb_build(rgb, W, H, seeds, m, &p, &g, NULL), GB_OK);
+        column_term[blend] = terminal_term(&g, 3 * W + 6);
+        /* the seen reds keep a clear foreground preference either way */
+        assert_true(terminal_term(&g, 3 * W + 9) > 2 * GB_SCALE);
+        mf_graph_free(&g);
+        gb_models_free(m);
+    }
+    if (!(column_term[0] > 5 * GB_SCALE))
+        fail_msg("without the blend the unseen red should lean on colour: %lld", (long long)column_term[0]);
+    if (!(llabs(column_term[1]) < GB_SCALE / 2))
+        fail_msg("with the blend the unseen red should be neutral: %lld", (long long)column_term[1]);
+
+    gb_params bad;
+    gb_params_default(&bad);
+    gb_models *m;
+    bad.uniform_mix = 1.0;
+    assert_int_equal(gb_models_fit(rgb, W, H, seeds, &bad, &m), GB_ERR_INVALID);
+    bad.uniform_mix = -0.1;
+    assert_int_equal(gb_models_fit(rgb, W, H, seeds, &bad, &m), GB_ERR_INVALID);
+}
+
 /* A random photo: the exported DIMACS network has the same value and cut. */
 static int same_arrays(const int32_t *a, const int32_t *b, size_t n)
 {
@@ -197,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_missing_seeds_are_errors),
         cmocka_unit_test(test_export_matches_the_network),
         cmocka_unit_test(test_parallel_build_is_exact),
+        cmocka_unit_test(test_uniform_mix_bounds_unseen_colours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

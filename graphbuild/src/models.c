@@ -36,6 +36,7 @@ void gb_params_default(gb_params *p)
     p->connectivity = 8;
     p->model = GB_MODEL_GMM;
     p->gmm_components = 5;
+    p->uniform_mix = 0.01;
     p->threads = 0;
 }
 
@@ -214,7 +215,21 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
     return GB_OK;
 }
 
-static void gmm_table(const gauss *comp, int k, const uint8_t *present, float *table)
+/* log((1 - mix) e^log_model + mix / 256^3): the colour model blended with
+ * a uniform density over the RGB cube. Sparse strokes sample few colours,
+ * and a pure mixture gives colours the strokes missed a near-infinite cost
+ * that no smoothness can overrule; the blend bounds every cost at
+ * -log(mix / 256^3) (21 nats at mix 0.01). */
+static double blend_uniform(double log_model, double mix)
+{
+    if (mix <= 0)
+        return log_model;
+    double a = log1p(-mix) + log_model, b = log(mix) - 3 * log(256.0);
+    double hi = a > b ? a : b;
+    return hi + log(exp(a - hi) + exp(b - hi));
+}
+
+static void gmm_table(const gauss *comp, int k, double mix, const uint8_t *present, float *table)
 {
     for (int r = 0; r < GB_LUT_SIDE; r++)
         for (int g = 0; g < GB_LUT_SIDE; g++)
@@ -231,7 +246,7 @@ static void gmm_table(const gauss *comp, int k, const uint8_t *present, float *t
                 }
                 for (int j = 0; j < k; j++)
                     tot += exp(lp[j] - mx);
-                double cost = -(mx + log(tot));
+                double cost = -blend_uniform(mx + log(tot), mix);
                 /* costs are relative: both regions use the same density units */
                 table[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b] = (float)cost;
             }
@@ -239,7 +254,7 @@ static void gmm_table(const gauss *comp, int k, const uint8_t *present, float *t
 
 /* 16 bins per channel, [1 2 1] smoothing along each axis, plus a floor so
  * that colours never seen in the seeds do not get infinite cost. */
-static int hist_table(const double *s, int32_t count, float *table)
+static int hist_table(const double *s, int32_t count, double mix, float *table)
 {
     enum { B = 16 };
     double *h = calloc(B * B * B, sizeof(double)), *t = calloc(B * B * B, sizeof(double));
@@ -270,7 +285,9 @@ static int hist_table(const double *s, int32_t count, float *table)
             for (int b = 0; b < GB_LUT_SIDE; b++) {
                 int bin = ((r * GB_LUT_STEP / 16) * B + g * GB_LUT_STEP / 16) * B + b * GB_LUT_STEP / 16;
                 double p = h[bin] / total + floor_p;
-                table[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b] = (float)(-log(p));
+                /* a bin is 16^3 colours: per colour, as the mixtures are */
+                double log_density = log(p) - 3 * log(16.0);
+                table[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b] = (float)(-blend_uniform(log_density, mix));
             }
     free(h);
     free(t);
@@ -281,7 +298,8 @@ int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8
                   const gb_params *p, gb_models **out)
 {
     *out = NULL;
-    if (!rgb || !labels || width <= 0 || height <= 0 || !p)
+    if (!rgb || !labels || width <= 0 || height <= 0 || !p ||
+        !(p->uniform_mix >= 0 && p->uniform_mix < 1))
         return GB_ERR_INVALID;
     int64_t npx = (int64_t)width * height;
     gb_models *m = calloc(1, sizeof *m);
@@ -308,13 +326,13 @@ int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8
         }
         float *table = region == 0 ? m->cost_fg : m->cost_bg;
         if (p->model == GB_MODEL_HIST) {
-            rc = hist_table(s, count, table);
+            rc = hist_table(s, count, p->uniform_mix, table);
         } else {
             gauss comp[MAX_K];
             int k = p->gmm_components < 1 ? 1 : p->gmm_components > MAX_K ? MAX_K : p->gmm_components;
             rc = fit_gmm(s, count, k, comp, &k);
             if (!rc)
-                gmm_table(comp, k, present, table);
+                gmm_table(comp, k, p->uniform_mix, present, table);
         }
         free(s);
     }

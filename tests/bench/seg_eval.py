@@ -75,11 +75,16 @@ def main():
     sweep = "--configs" in args and args[args.index("--configs") + 1] == "all"
     configs = [("default", [])]
     if sweep:
-        configs = [("lambda 25", ["--lambda", "25"]), ("lambda 50", ["--lambda", "50"]),
-                   ("lambda 100", ["--lambda", "100"]), ("lambda 150", ["--lambda", "150"]),
-                   ("lambda 200", ["--lambda", "200"]), ("lambda 300", ["--lambda", "300"]),
+        configs = [("lambda 50", ["--lambda", "50"]), ("lambda 100", ["--lambda", "100"]),
+                   ("lambda 150", ["--lambda", "150"]), ("lambda 200", ["--lambda", "200"]),
+                   ("lambda 300", ["--lambda", "300"]),
+                   ("uniform-mix 0", ["--uniform-mix", "0"]),
+                   ("uniform-mix 0.001", ["--uniform-mix", "0.001"]),
+                   ("uniform-mix 0.003", ["--uniform-mix", "0.003"]),
+                   ("uniform-mix 0.03", ["--uniform-mix", "0.03"]),
+                   ("uniform-mix 0.1", ["--uniform-mix", "0.1"]),
                    ("hist", ["--model", "hist"]), ("4-conn", ["--connectivity", "4"]),
-                   ("iterations 2", ["--iterations", "2"]), ("lambda 200, iterations 2", ["--lambda", "200", "--iterations", "2"])]
+                   ("iterations 2", ["--iterations", "2"])]
     names = sorted(os.listdir(os.path.join(DATA, "images")))[:limit]
     tmp = tempfile.mkdtemp()
     rows = {c[0]: [] for c in configs}

@@ -3,8 +3,9 @@
  * Energy (Boykov-Jolly): E(L) = sum_p D_p(L_p) + sum_{p~q} w_pq [L_p != L_q]
  *  - n-links w_pq = lambda * exp(-beta ||I_p - I_q||^2) / dist(p, q), with
  *    beta = 1 / (2 <||I_p - I_q||^2>) estimated over the image (GrabCut);
- *  - t-links D_p = -log P(I_p | model) from colour models fitted on the seed
- *    pixels (Gaussian mixtures or 3-D histograms);
+ *  - t-links D_p = -log((1 - e) P(I_p | model) + e / 256^3) from colour
+ *    models fitted on the seed pixels (Gaussian mixtures or 3-D
+ *    histograms), blended with a uniform density of weight e = uniform_mix;
  *  - hard seeds get K = 1 + max_p sum_q w_pq toward their terminal.
  * Energies are quantised to int32 as round(GB_SCALE * value); data terms are
  * clipped at GB_MAX_DATA_COST, so every capacity stays below
@@ -50,6 +51,9 @@ typedef struct gb_params {
     int connectivity;     /* 4 or 8 */
     gb_model_kind model;
     int gmm_components;   /* per region */
+    double uniform_mix;   /* weight of a uniform colour density blended into
+                           * both models, in [0, 1): bounds the cost of colours
+                           * the seeds missed (default 0.01) */
     int threads;          /* 0: all cores */
 } gb_params;
 
