@@ -301,7 +301,9 @@ static int bk_init(bk *b, const mf_graph *g)
     int32_t n = g->num_vertices;
     memset(b, 0, sizeof *b);
     b->n = n;
-    b->v = calloc((size_t)n, sizeof(bk_node));
+    b->v = mf_alloc_big(sizeof(bk_node) * (size_t)n);
+    if (b->v)
+        memset(b->v, 0, sizeof(bk_node) * (size_t)n);
     b->queue = malloc(sizeof(int32_t) * (size_t)n);
     b->orphans = malloc(sizeof(int32_t) * (size_t)n);
     if (mf_residual_init(&b->r, g) != MF_OK || !b->v || !b->queue || !b->orphans)

@@ -122,7 +122,7 @@ static void global_relabel(engine *e)
         int32_t dn = e->label[w] + 1;
         for (int32_t r = e->first[w]; r < e->first[w + 1]; r++) {
             int32_t x = e->arcs[r].head;
-            if (e->label[x] == n && e->arcs[r].rres > 0 &&
+            if (e->arcs[r].rres > 0 && e->label[x] == n &&
                 x != e->blocked) {
                 e->label[x] = dn;
                 e->queue[qt++] = x;

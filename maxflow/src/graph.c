@@ -100,11 +100,11 @@ int mf_graph_alloc(mf_graph *g, int32_t n, int32_t m)
     size_t mm = m ? (size_t)m : 1;
     g->out_start = calloc((size_t)n + 1, sizeof(int32_t));
     g->in_start = calloc((size_t)n + 1, sizeof(int32_t));
-    g->arc_head = malloc(mm * sizeof(int32_t));
-    g->arc_cap = malloc(mm * sizeof(int32_t));
-    g->arc_rcap = malloc(mm * sizeof(int32_t));
-    g->in_arc = malloc(mm * sizeof(int32_t));
-    g->in_tail = malloc(mm * sizeof(int32_t));
+    g->arc_head = mf_alloc_big(mm * sizeof(int32_t));
+    g->arc_cap = mf_alloc_big(mm * sizeof(int32_t));
+    g->arc_rcap = mf_alloc_big(mm * sizeof(int32_t));
+    g->in_arc = mf_alloc_big(mm * sizeof(int32_t));
+    g->in_tail = mf_alloc_big(mm * sizeof(int32_t));
     if (!g->out_start || !g->in_start || !g->arc_head || !g->arc_cap ||
         !g->arc_rcap || !g->in_arc || !g->in_tail) {
         mf_graph_free(g);
@@ -397,7 +397,7 @@ void mf_options_default(mf_options *opt)
 int mf_result_alloc(mf_result *r, const mf_graph *g)
 {
     memset(r, 0, sizeof *r);
-    r->flow = calloc(g->num_arcs ? (size_t)g->num_arcs : 1, sizeof(int32_t));
+    r->flow = mf_alloc_big(sizeof(int32_t) * (size_t)g->num_arcs);
     r->source_side = calloc((size_t)g->num_vertices, 1);
     r->num_arcs = g->num_arcs;
     r->num_vertices = g->num_vertices;

@@ -16,8 +16,8 @@ int mf_residual_init(mf_residual *r, const mf_graph *g)
 {
     int32_t n = g->num_vertices, m = g->num_arcs;
     r->first = malloc(sizeof(int32_t) * ((size_t)n + 1));
-    r->arcs = malloc(sizeof(mf_rarc) * (2 * (size_t)m + 1));
-    r->fpos = malloc(sizeof(int32_t) * ((size_t)m + 1));
+    r->arcs = mf_alloc_big(sizeof(mf_rarc) * (2 * (size_t)m + 1));
+    r->fpos = mf_alloc_big(sizeof(int32_t) * ((size_t)m + 1));
     if (!r->first || !r->arcs || !r->fpos) {
         mf_residual_free(r);
         return MF_ERR_NOMEM;
