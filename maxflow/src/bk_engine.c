@@ -363,7 +363,7 @@ static int write_flows(bk *b, const mf_graph *g, int32_t *flow)
                     continue;
                 }
                 if (!terminal_end(g, u, a, &v, &from_source)) {
-                    flow[a] = g->arc_cap[a] - b->r.arcs[b->r.fpos[a]].res;
+                    flow[a] = g->arc_cap[a] - b->r.arcs[mf_residual_forward(&b->r, g, u, a)].res;
                     continue;
                 }
                 /* does the stored direction run s -> v (or v -> t)? */

@@ -12,7 +12,6 @@ typedef struct engine {
     mf_residual resid;
     int32_t *first;    /* resid.first */
     mf_rarc *arcs;        /* resid.arcs */
-    int32_t *fpos;     /* resid.fpos */
     int64_t *excess;
     int32_t *label;
     int32_t *current;
@@ -66,7 +65,6 @@ static int engine_init(engine *e, const mf_graph *g)
         e->active_head[d] = e->inactive_head[d] = NIL;
     e->first = e->resid.first;
     e->arcs = e->resid.arcs;
-    e->fpos = e->resid.fpos;
     return MF_OK;
 }
 
@@ -277,8 +275,9 @@ int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf
         }
     }
     double t2 = mf_now();
-    for (int32_t a = 0; a < g->num_arcs; a++)
-        res->flow[a] = g->arc_cap[a] - e.arcs[e.fpos[a]].res;
+    for (int32_t u = 0; u < n; u++)
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++)
+            res->flow[a] = g->arc_cap[a] - e.arcs[mf_residual_forward(&e.resid, g, u, a)].res;
     res->stats.phase1_seconds = t1 - t0;
     res->stats.phase2_seconds = t2 - t1;
     res->stats.solve_seconds = t2 - t0;

@@ -50,14 +50,20 @@ static inline void mf_rarc_push(mf_rarc *arcs, int32_t r, int32_t delta)
     b->rres -= delta;
 }
 
-/* Residual graph: vertex v's arcs are arcs[first[v] .. first[v+1]);
- * fpos[a] is the position of stored arc a's forward residual, so the flow
- * on a is arc_cap[a] - arcs[fpos[a]].res. */
+/* Residual graph: vertex v's arcs are arcs[first[v] .. first[v+1]), its
+ * stored (forward) arcs first, in stored order. */
 typedef struct mf_residual {
     int32_t *first;
     mf_rarc *arcs;
-    int32_t *fpos;
 } mf_residual;
+
+/* Position of stored arc a (tail u) among the residual arcs: the flow on
+ * a is arc_cap[a] - arcs[position].res. */
+static inline int32_t mf_residual_forward(const mf_residual *r, const mf_graph *g, int32_t u,
+                                          int32_t a)
+{
+    return r->first[u] + (a - g->out_start[u]);
+}
 
 int mf_residual_init(mf_residual *r, const mf_graph *g);
 void mf_residual_free(mf_residual *r);

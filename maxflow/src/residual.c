@@ -7,8 +7,7 @@ void mf_residual_free(mf_residual *r)
 {
     free(r->first);
     free(r->arcs);
-    free(r->fpos);
-    r->first = r->fpos = NULL;
+    r->first = NULL;
     r->arcs = NULL;
 }
 
@@ -17,8 +16,7 @@ int mf_residual_init(mf_residual *r, const mf_graph *g)
     int32_t n = g->num_vertices, m = g->num_arcs;
     r->first = malloc(sizeof(int32_t) * ((size_t)n + 1));
     r->arcs = mf_alloc_big(sizeof(mf_rarc) * (2 * (size_t)m + 1));
-    r->fpos = mf_alloc_big(sizeof(int32_t) * ((size_t)m + 1));
-    if (!r->first || !r->arcs || !r->fpos) {
+    if (!r->first || !r->arcs) {
         mf_residual_free(r);
         return MF_ERR_NOMEM;
     }
@@ -28,8 +26,7 @@ int mf_residual_init(mf_residual *r, const mf_graph *g)
                           (g->in_start[v + 1] - g->in_start[v]);
     for (int32_t u = 0; u < n; u++) {
         for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
-            int32_t pos = r->first[u] + (a - g->out_start[u]);
-            r->fpos[a] = pos;
+            int32_t pos = mf_residual_forward(r, g, u, a);
             r->arcs[pos].head = g->arc_head[a];
             r->arcs[pos].res = g->arc_cap[a];
         }
@@ -40,7 +37,7 @@ int mf_residual_init(mf_residual *r, const mf_graph *g)
         for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
             int32_t a = g->in_arc[i];
             int32_t pos = base + (i - g->in_start[v]);
-            int32_t fp = r->fpos[a];
+            int32_t fp = mf_residual_forward(r, g, g->in_tail[i], a);
             r->arcs[pos].head = g->in_tail[i];
             r->arcs[pos].res = g->arc_rcap[a];
             r->arcs[pos].rres = g->arc_cap[a];
