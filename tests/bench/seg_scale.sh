@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Per-stage segment times of the bundled sample upscaled to 0.25, 3 and 12
-# Mpx, CPU and GPU engines (the GPU one where a device exists); checks that
-# both masks are identical. Needs python3 with OpenCV for the upscaling.
+# Mpx: the CPU engine with each algorithm (push-relabel is left out at 12
+# Mpx, where it takes minutes and auto picks BK) and the GPU engine where a
+# device exists; checks that every mask is identical. Needs python3 with
+# OpenCV for the upscaling.
 #   tests/bench/seg_scale.sh FLOWCUT
 set -uo pipefail
 F=${1:?usage: seg_scale.sh FLOWCUT}
@@ -17,14 +19,25 @@ for name, s in (("0.25", 0.8165), ("3", 2.83), ("12", 5.66)):
     cv2.imwrite(f"{out}/img{name}.png", cv2.resize(img, (w, h), interpolation=cv2.INTER_CUBIC))
     cv2.imwrite(f"{out}/seeds{name}.png", cv2.resize(seeds, (w, h), interpolation=cv2.INTER_NEAREST))
 PY
-printf "%-6s %-4s %s\n" "Mpx" "eng" "stage times (s)"
-for s in 0.25 3 12; do
-    for e in cpu gpu; do
-        if "$F" segment "$T/img$s.png" --seeds "$T/seeds$s.png" -o "$T/mask-$e-$s.png" -f -q --time --engine $e 2>"$T/t"; then
-            printf "%-6s %-4s %s\n" "$s" "$e" "$(cat "$T/t")"
+printf "%-6s %-6s %s\n" "Mpx" "engine" "stage times (s)"
+for s in ${SEG_SCALE_SIZES:-0.25 3 12}; do
+    engines="pr bk gpu"
+    [ "$s" = 12 ] && engines="bk gpu"
+    for e in $engines; do
+        case $e in
+            pr) args="--engine cpu --cpu-algorithm push-relabel" ;;
+            bk) args="--engine cpu --cpu-algorithm bk" ;;
+            gpu) args="--engine gpu" ;;
+        esac
+        if "$F" segment "$T/img$s.png" --seeds "$T/seeds$s.png" -o "$T/mask-$e-$s.png" -f -q --time $args 2>"$T/t"; then
+            printf "%-6s %-6s %s\n" "$s" "$e" "$(cat "$T/t")"
         else
-            printf "%-6s %-4s %s\n" "$s" "$e" "skipped: $(head -c 120 "$T/t")"
+            printf "%-6s %-6s %s\n" "$s" "$e" "skipped: $(head -c 120 "$T/t")"
         fi
     done
-    [ -f "$T/mask-gpu-$s.png" ] && { cmp -s "$T/mask-cpu-$s.png" "$T/mask-gpu-$s.png" && echo "$s Mpx: CPU and GPU masks identical" || echo "$s Mpx: MASKS DIFFER"; }
+    for e in pr gpu; do
+        [ -f "$T/mask-$e-$s.png" ] || continue
+        cmp -s "$T/mask-bk-$s.png" "$T/mask-$e-$s.png" && echo "$s Mpx: $e and bk masks identical" ||
+            echo "$s Mpx: $e and bk MASKS DIFFER"
+    done
 done
