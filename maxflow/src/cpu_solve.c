@@ -3,10 +3,13 @@
  * the time, never the answer. */
 #include "cpu_engines.h"
 
-/* Below this many vertices push-relabel was faster on most seg-dev photos
- * (0.19 Mpx, 79 of 99); above it BK was 3-5x faster (0.4-3 Mpx). Racing
- * both on two threads was measured too: on a 2-vCPU machine the two slow
- * each other by 30%, which cancels the gain. */
+/* Which algorithm wins depends on the photo more than on its size: on the
+ * 0.19 Mpx PASCAL photos of seg-dev push-relabel was faster on 79 of 99
+ * (1.3x on average), on the alpha-matting photos BK was 2-10x faster at
+ * any size, and from 0.4 Mpx up BK won everywhere we measured (3-5x at
+ * 2-3 Mpx). Size is the signal we have before solving. Also measured and
+ * dropped: racing both on two threads (each slows the other by 30% on a
+ * 2-vCPU machine) and BK with a work budget before push-relabel. */
 #define BK_FROM_VERTICES 350000
 
 int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err)
