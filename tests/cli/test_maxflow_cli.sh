@@ -14,6 +14,9 @@ tail -n +2 "$DATA/EXPECTED.tsv" | while IFS=$'\t' read -r file nodes arcs s t va
     cmp -s "$TMPD/want" "$TMPD/got" || echo "FAIL: $file value $(cat "$TMPD/got")" >>"$TMPD/bad"
     "$FLOWCUT" maxflow --verify --flow --engine cpu "$DATA/$file" >"$TMPD/flow" 2>"$TMPD/err" || echo "FAIL: $file --flow exit" >>"$TMPD/bad"
     [ "$(grep -c '^f ' "$TMPD/flow")" -eq "$arcs" ] || echo "FAIL: $file f-line count" >>"$TMPD/bad"
+    "$FLOWCUT" maxflow --verify --flow --engine cpu --cpu-algorithm bk "$DATA/$file" >"$TMPD/bk" 2>"$TMPD/err" ||
+        echo "FAIL: $file bk exit" >>"$TMPD/bad"
+    [ "$(head -1 "$TMPD/bk")" = "s $value" ] || echo "FAIL: $file bk value $(head -1 "$TMPD/bk")" >>"$TMPD/bad"
 done
 if [ -s "$TMPD/bad" ]; then cat "$TMPD/bad"; FAILS=$((FAILS + $(wc -l <"$TMPD/bad"))); else pass; fi
 
@@ -43,6 +46,7 @@ ls -a "$TMPD" | grep -q 'tmp-' && fail "temporary file left behind" || pass
 # usage errors exit 2
 expect_exit 2 "no args" -- "$FLOWCUT" maxflow
 expect_exit 2 "bad engine" -- "$FLOWCUT" maxflow --engine tpu "$DATA/max_flow.dat"
+expect_exit 2 "bad cpu algorithm" -- "$FLOWCUT" maxflow --cpu-algorithm simplex "$DATA/max_flow.dat"
 expect_exit 2 "unknown option" -- "$FLOWCUT" maxflow --frobnicate "$DATA/max_flow.dat"
 expect_exit 2 "unknown command" -- "$FLOWCUT" frobnicate
 expect_exit 0 "help" -- "$FLOWCUT" maxflow --help

@@ -40,6 +40,18 @@ awk '$1 <= 240000' "$TMPD/cut.txt" >"$TMPD/cut-pixels.txt"
 $PNG foreground "$TMPD/mask.png" >"$TMPD/mask-pixels.txt"
 expect_same "$TMPD/cut-pixels.txt" "$TMPD/mask-pixels.txt" "graph cut equals segment mask"
 
+# both CPU algorithms give the default mask; the blend is an option
+for alg in push-relabel bk auto; do
+    expect_exit 0 "cpu algorithm $alg" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/alg-$alg.png" \
+        --engine cpu --cpu-algorithm $alg
+    [ "$($PNG digest "$TMPD/alg-$alg.png")" = "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "$alg mask differs"
+done
+expect_exit 2 "bad cpu algorithm" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/x.png" --cpu-algorithm simplex
+expect_stderr "cpu-algorithm must be" "bad cpu algorithm message"
+expect_exit 0 "uniform-mix 0" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/mix0.png" --uniform-mix 0
+[ "$($PNG digest "$TMPD/mix0.png")" != "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "--uniform-mix 0 changed nothing"
+expect_exit 2 "bad uniform-mix" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/x.png" --uniform-mix 0.9
+
 # GPU mask identical to the CPU one where a device exists
 if "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/gpu.png" --engine gpu 2>"$TMPD/err"; then
     [ "$($PNG digest "$TMPD/gpu.png")" = "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "GPU mask differs from CPU mask"
