@@ -14,7 +14,7 @@ python3 - "$ROOT/examples" "$T" <<'PY'
 import sys, cv2
 ex, out = sys.argv[1], sys.argv[2]
 img = cv2.imread(ex + "/coffee.png"); seeds = cv2.imread(ex + "/coffee-seeds.png", cv2.IMREAD_GRAYSCALE)
-for name, s in (("0.25", 0.8165), ("3", 2.83), ("12", 5.66)):
+for name, s in (("0.25", 0.8165), ("1", 1.633), ("3", 2.83), ("6", 4.0), ("12", 5.66)):
     w, h = int(600 * s), int(400 * s)
     cv2.imwrite(f"{out}/img{name}.png", cv2.resize(img, (w, h), interpolation=cv2.INTER_CUBIC))
     cv2.imwrite(f"{out}/seeds{name}.png", cv2.resize(seeds, (w, h), interpolation=cv2.INTER_NEAREST))
@@ -23,6 +23,7 @@ printf "%-6s %-6s %s\n" "Mpx" "engine" "stage times (s)"
 for s in ${SEG_SCALE_SIZES:-0.25 3 12}; do
     engines="pr bk gpu"
     [ "$s" = 12 ] && engines="bk gpu"
+    engines=${SEG_SCALE_ENGINES:-$engines}
     for e in $engines; do
         case $e in
             pr) args="--engine cpu --cpu-algorithm push-relabel" ;;
