@@ -26,7 +26,7 @@ static void usage(FILE *f)
             "  --engine E        auto (default), cpu or gpu\n"
             "  --cpu-algorithm A push-relabel (default), bk (Boykov-Kolmogorov: fast on image\n"
             "                    grids, no polynomial bound on general graphs) or auto (bk from\n"
-            "                    350k vertices up)\n"
+            "                    0.35 to 6 million vertices)\n"
             "  --device N        CUDA device ordinal (default 0)\n"
             "  --verify          check the certificate (bounds, conservation, cut = flow)\n"
             "  --time            print parse, build and solve times on stderr\n"

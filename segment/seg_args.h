@@ -36,8 +36,8 @@ enum {
     "                        so colours the seeds missed keep a bounded cost (default 0.01)\n" \
     "  --iterations N        GrabCut-style re-fits of the models (default 0)\n"                   \
     "  --engine auto|cpu|gpu solver engine (default auto)\n"                                      \
-    "  --cpu-algorithm A     CPU solver: auto (default: push-relabel below 350k pixels,\n"   \
-    "                        Boykov-Kolmogorov above), bk or push-relabel\n"                \
+    "  --cpu-algorithm A     CPU solver: auto (default: Boykov-Kolmogorov from 0.35 to 6\n"  \
+    "                        Mpx, push-relabel outside), bk or push-relabel\n"              \
     "  --device N            CUDA device (default 0)\n"                                           \
     "  --max-pixels N        refuse larger images (default 268435456)\n"
 

@@ -126,8 +126,8 @@ typedef enum { MF_ENGINE_AUTO = 0, MF_ENGINE_CPU, MF_ENGINE_GPU } mf_engine;
 
 /* The CPU engine's algorithm. Push-relabel has a polynomial bound on any
  * graph; Boykov-Kolmogorov has none but is up to 5x faster on the grid
- * networks of large photos. Auto picks BK from 350k vertices up and
- * push-relabel below (the crossover measured on seg-dev photos). */
+ * networks of mid-sized photos. Auto picks BK from 0.35 to 6 million
+ * vertices and push-relabel outside (crossovers measured on photos). */
 typedef enum { MF_CPU_PUSH_RELABEL = 0, MF_CPU_BK, MF_CPU_AUTO } mf_cpu_algorithm;
 
 typedef struct mf_options {
