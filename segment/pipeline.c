@@ -26,6 +26,7 @@ void seg_options_default(seg_options *o)
     mf_options_default(&o->solve);
     /* BK on large photos, push-relabel on small ones (measured) */
     o->solve.cpu_algorithm = MF_CPU_AUTO;
+    o->solve.cut_only = 1; /* a mask needs the cut, not the flows */
     o->max_pixels = IMG_DEFAULT_MAX_PIXELS;
 }
 

@@ -217,6 +217,15 @@ void check_cpu_solve(const mf_arclist *list, int merge, int phase2, mf_cpu_algor
         assert_int_equal(net[list->sink], ref);
         free(net);
     }
+    /* value and cut alone: the same answer, no flows */
+    mf_result c;
+    opt.cut_only = 1;
+    assert_int_equal(mf_solve(&g, &opt, &c, &err), MF_OK);
+    assert_null(c.flow);
+    assert_true(c.flow_value == ref);
+    if (memcmp(c.source_side, ref_side, (size_t)list->num_vertices) != 0)
+        fail_msg("%s: cut-only cut differs from the reference's canonical cut", what);
+    mf_result_free(&c);
     free(ref_side);
     mf_result_free(&r);
     mf_graph_free(&g);

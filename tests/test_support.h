@@ -28,7 +28,8 @@ int64_t reference_max_flow(const mf_arclist *list, uint8_t *source_side);
 /* Solves list on the CPU engine with algorithm and fails the test unless
  * the value and the canonical cut equal Edmonds-Karp's and the certificate
  * holds (a flow when phase2, else a preflow); with phase2 the flows per
- * input arc must conserve too. */
+ * input arc must conserve too; a cut_only solve must give the same value
+ * and cut without flows. */
 void check_cpu_solve(const mf_arclist *list, int merge, int phase2, mf_cpu_algorithm algorithm,
                      const char *what);
 

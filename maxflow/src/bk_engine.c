@@ -395,12 +395,11 @@ static int write_flows(bk *b, const mf_graph *g, int32_t *flow)
 int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err)
 {
     bk b;
-    (void)opt;
     memset(res, 0, sizeof *res);
     double t0 = mf_now();
     int rc = bk_init(&b, g);
     if (rc == MF_OK)
-        rc = mf_result_alloc(res, g);
+        rc = mf_result_alloc(res, g, !opt->cut_only);
     if (rc) {
         bk_free(&b);
         return mf_fail(err, rc, NULL, 0, "CPU engine (BK): %s", mf_strerror(rc));
@@ -415,7 +414,18 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
             adopt_orphans(&b);
         }
     }
-    rc = write_flows(&b, g, res->flow);
+    rc = res->flow ? write_flows(&b, g, res->flow) : MF_OK;
+    /* the cut: vertices that still reach the sink, starting from those with
+     * sink capacity left (terminal arcs live in tr, not in the arcs) */
+    int32_t count = 0;
+    memset(res->source_side, 1, (size_t)b.n);
+    res->source_side[g->sink] = 0;
+    for (int32_t u = 0; u < b.n; u++)
+        if (b.v[u].tree != TERMINAL_VERTEX && b.v[u].tr < 0) {
+            res->source_side[u] = 0;
+            b.queue[count++] = u;
+        }
+    mf_residual_cut(&b.r, b.queue, count, g->source, res->source_side);
     double t1 = mf_now();
     res->flow_value = b.flow + g->flow_offset;
     res->stats.phase1_seconds = res->stats.solve_seconds = t1 - t0;
@@ -423,8 +433,6 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
     res->stats.engine_used = MF_ENGINE_CPU;
     snprintf(res->stats.device_name, sizeof res->stats.device_name, "CPU");
     bk_free(&b);
-    if (rc == MF_OK)
-        rc = mf_min_cut(g, res->flow, res->source_side);
     if (rc) {
         mf_result_free(res);
         return mf_fail(err, rc, NULL, 0, "CPU engine (BK): %s", mf_strerror(rc));

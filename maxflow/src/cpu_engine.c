@@ -238,7 +238,7 @@ int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf
     double t0 = mf_now();
     rc = engine_init(&e, g);
     if (rc == MF_OK)
-        rc = mf_result_alloc(res, g);
+        rc = mf_result_alloc(res, g, !opt->cut_only);
     if (rc) {
         engine_free(&e);
         return mf_fail(err, rc, NULL, 0, "CPU engine: %s", mf_strerror(rc));
@@ -275,9 +275,14 @@ int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf
         }
     }
     double t2 = mf_now();
-    for (int32_t u = 0; u < n; u++)
-        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++)
-            res->flow[a] = g->arc_cap[a] - e.arcs[mf_residual_forward(&e.resid, g, u, a)].res;
+    if (res->flow)
+        for (int32_t u = 0; u < n; u++)
+            for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++)
+                res->flow[a] = g->arc_cap[a] - e.arcs[mf_residual_forward(&e.resid, g, u, a)].res;
+    memset(res->source_side, 1, (size_t)n);
+    res->source_side[t] = 0;
+    e.queue[0] = t;
+    mf_residual_cut(&e.resid, e.queue, 1, -1, res->source_side);
     res->stats.phase1_seconds = t1 - t0;
     res->stats.phase2_seconds = t2 - t1;
     res->stats.solve_seconds = t2 - t0;
@@ -287,10 +292,5 @@ int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf
     res->stats.engine_used = MF_ENGINE_CPU;
     snprintf(res->stats.device_name, sizeof res->stats.device_name, "CPU");
     engine_free(&e);
-    rc = mf_min_cut(g, res->flow, res->source_side);
-    if (rc) {
-        mf_result_free(res);
-        return mf_fail(err, rc, NULL, 0, "min cut: %s", mf_strerror(rc));
-    }
     return MF_OK;
 }

@@ -779,7 +779,7 @@ extern "C" int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_option
     rc = ensure_capacity(s, g, err);
     if (rc)
         return rc;
-    rc = mf_result_alloc(res, g);
+    rc = mf_result_alloc(res, g, !opt->cut_only);
     if (rc)
         return mf_fail(err, rc, NULL, 0, "out of memory");
     {
@@ -852,7 +852,7 @@ extern "C" int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_option
         unsigned long long value = 0;
         CUDA_TRY(cudaMemcpyAsync(&value, d.value, 8, cudaMemcpyDeviceToHost, st));
         CUDA_TRY(cudaMemcpyAsync(res->source_side, d.side, (size_t)n, cudaMemcpyDeviceToHost, st));
-        if (m)
+        if (m && res->flow)
             CUDA_TRY(cudaMemcpyAsync(res->flow, d.flow, (size_t)m * 4, cudaMemcpyDeviceToHost, st));
         CUDA_TRY(cudaEventRecord(ev[3], st));
         CUDA_TRY(cudaStreamSynchronize(st));

@@ -394,14 +394,14 @@ void mf_options_default(mf_options *opt)
     opt->phase2 = 0;
 }
 
-int mf_result_alloc(mf_result *r, const mf_graph *g)
+int mf_result_alloc(mf_result *r, const mf_graph *g, int with_flow)
 {
     memset(r, 0, sizeof *r);
-    r->flow = mf_alloc_big(sizeof(int32_t) * (size_t)g->num_arcs);
+    r->flow = with_flow ? mf_alloc_big(sizeof(int32_t) * (size_t)g->num_arcs) : NULL;
     r->source_side = calloc((size_t)g->num_vertices, 1);
     r->num_arcs = g->num_arcs;
     r->num_vertices = g->num_vertices;
-    if (!r->flow || !r->source_side) {
+    if ((with_flow && !r->flow) || !r->source_side) {
         mf_result_free(r);
         return MF_ERR_NOMEM;
     }

@@ -21,7 +21,8 @@ int mf_fail(mf_error *err, int code, const char *file, int64_t line,
 
 double mf_now(void);
 
-int mf_result_alloc(mf_result *r, const mf_graph *g);
+/* flow is left NULL unless with_flow. */
+int mf_result_alloc(mf_result *r, const mf_graph *g, int with_flow);
 
 /* malloc for the big per-arc arrays: from 2 MiB up the block is aligned
  * and marked for transparent huge pages where the OS has them, because on
@@ -66,6 +67,14 @@ static inline int32_t mf_residual_forward(const mf_residual *r, const mf_graph *
 }
 
 int mf_residual_init(mf_residual *r, const mf_graph *g);
+
+/* Canonical cut from a residual graph: source_side[v] = 0 for vertices
+ * that reach a vertex of queue[0 .. count) (the sink, or what stands for
+ * it) through arcs with residual capacity, 1 for the rest. Vertex stop
+ * (-1: none) is never entered; source_side must hold 1 everywhere but at
+ * the starting vertices, which hold 0. queue has room for n vertices. */
+void mf_residual_cut(const mf_residual *r, int32_t *queue, int32_t count, int32_t stop,
+                     uint8_t *source_side);
 void mf_residual_free(mf_residual *r);
 
 /* splitmix64: small, fast, and identical on every platform. */

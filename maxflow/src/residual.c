@@ -48,3 +48,20 @@ int mf_residual_init(mf_residual *r, const mf_graph *g)
     }
     return MF_OK;
 }
+
+void mf_residual_cut(const mf_residual *r, int32_t *queue, int32_t count, int32_t stop,
+                     uint8_t *source_side)
+{
+    int32_t qh = 0, qt = count;
+    while (qh < qt) {
+        int32_t w = queue[qh++];
+        for (int32_t q = r->first[w]; q < r->first[w + 1]; q++) {
+            int32_t x = r->arcs[q].head;
+            /* x reaches w when the arc x -> w, mirrored here, has room */
+            if (r->arcs[q].rres > 0 && source_side[x] && x != stop) {
+                source_side[x] = 0;
+                queue[qt++] = x;
+            }
+        }
+    }
+}

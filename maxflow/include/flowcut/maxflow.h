@@ -139,6 +139,8 @@ typedef struct mf_options {
      * 0 picks ecl-maxflow's max(100, V^2 / (1000 E)) scaled adaptively. */
     int32_t gpu_relabel_interval;
     mf_cpu_algorithm cpu_algorithm; /* default MF_CPU_PUSH_RELABEL */
+    int cut_only;        /* 1: value and cut only, result flow stays NULL (segmentation
+                          * needs no flows; skipping them saves memory and time) */
 } mf_options;
 
 void mf_options_default(mf_options *opt);
@@ -157,7 +159,7 @@ typedef struct mf_stats {
 } mf_stats;
 
 /* Result of a solve. flow[a] is the flow on stored arc a: after phase 2 a
- * valid flow; after phase 1 alone a maximum preflow. source_side[v] is 1
+ * valid flow; after phase 1 alone a maximum preflow; NULL with cut_only. source_side[v] is 1
  * for vertices of the canonical minimum cut's source side: the vertices
  * that cannot reach the sink in the final residual graph. That set is the
  * same for every maximum flow, so all correct engines agree bit for bit. */
