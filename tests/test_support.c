@@ -230,3 +230,81 @@ void check_cpu_solve(const mf_arclist *list, int merge, int phase2, mf_cpu_algor
     mf_result_free(&r);
     mf_graph_free(&g);
 }
+
+void check_known_instances(mf_cpu_algorithm algorithm, int flow_always)
+{
+    FILE *f = fopen(test_data_path("EXPECTED.tsv"), "r");
+    assert_non_null(f);
+    char line[1024];
+    int count = 0;
+    assert_non_null(fgets(line, sizeof line, f)); /* header */
+    while (fgets(line, sizeof line, f)) {
+        char name[256];
+        long long nodes, arcs, s, t, value;
+        if (sscanf(line, "%255s %lld %lld %lld %lld %lld", name, &nodes, &arcs, &s, &t, &value) != 6)
+            continue;
+        mf_arclist list;
+        mf_error err = {0};
+        if (mf_read_dimacs(test_data_path(name), &list, &err) != MF_OK)
+            fail_msg("%s: %s", name, err.message);
+        assert_int_equal(list.num_vertices, nodes);
+        assert_int_equal(list.num_arcs, arcs);
+        assert_int_equal(reference_max_flow(&list, NULL), value);
+        for (int merge = 0; merge < 2; merge++)
+            for (int phase2 = flow_always; phase2 < 2; phase2++)
+                check_cpu_solve(&list, merge, phase2, algorithm, name);
+        mf_arclist_free(&list);
+        count++;
+    }
+    fclose(f);
+    assert_true(count >= 12);
+}
+
+void check_random_graphs(mf_cpu_algorithm algorithm, int flow_always)
+{
+    int solved = 0;
+    for (int family = 0; family < FAMILY_COUNT; family++) {
+        for (uint64_t seed = 1; seed <= 60; seed++) {
+            int32_t n = 2 + (int32_t)(seed * 37 % (family == FAMILY_DENSE ? 24 : 70));
+            mf_arclist list;
+            assert_int_equal(random_graph(family, n, seed, &list), MF_OK);
+            char what[64];
+            snprintf(what, sizeof what, "family %d seed %llu", family, (unsigned long long)seed);
+            int phase2 = flow_always ? 1 : (int)((seed >> 1) & 1);
+            check_cpu_solve(&list, (int)(seed & 1), phase2, algorithm, what);
+            mf_arclist_free(&list);
+            solved++;
+        }
+    }
+    assert_true(solved >= 300);
+}
+
+void check_value_beyond_32_bits(mf_cpu_algorithm algorithm)
+{
+    mf_arclist list;
+    assert_int_equal(mf_arclist_init(&list, 12, 32), MF_OK);
+    list.source = 0;
+    list.sink = 11;
+    for (int32_t v = 1; v <= 10; v++) {
+        assert_int_equal(mf_arclist_add(&list, 0, v, INT32_MAX), MF_OK);
+        assert_int_equal(mf_arclist_add(&list, 0, v, INT32_MAX), MF_OK);
+        assert_int_equal(mf_arclist_add(&list, v, 11, INT32_MAX), MF_OK);
+        if (v > 1)
+            assert_int_equal(mf_arclist_add(&list, v - 1, v, INT32_MAX / 2), MF_OK);
+    }
+    mf_graph g;
+    mf_result r;
+    mf_error err = {0};
+    assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+    mf_options opt;
+    mf_options_default(&opt);
+    opt.engine = MF_ENGINE_CPU;
+    opt.cpu_algorithm = algorithm;
+    opt.phase2 = 1;
+    assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
+    assert_true(r.flow_value == 10LL * INT32_MAX);
+    assert_int_equal(mf_verify(&g, &r, 1, &err), MF_OK);
+    mf_result_free(&r);
+    mf_graph_free(&g);
+    mf_arclist_free(&list);
+}

@@ -33,6 +33,14 @@ int64_t reference_max_flow(const mf_arclist *list, uint8_t *source_side);
 void check_cpu_solve(const mf_arclist *list, int merge, int phase2, mf_cpu_algorithm algorithm,
                      const char *what);
 
+/* Every instance of tests/data/EXPECTED.tsv (known values) with and
+ * without merged arcs, as a preflow and as a flow unless flow_always. */
+void check_known_instances(mf_cpu_algorithm algorithm, int flow_always);
+/* 360 random graphs of every family against Edmonds-Karp. */
+void check_random_graphs(mf_cpu_algorithm algorithm, int flow_always);
+/* Parallel INT32_MAX arcs: a value and per-vertex sums beyond 2^31. */
+void check_value_beyond_32_bits(mf_cpu_algorithm algorithm);
+
 /* Path of a file in tests/data. */
 const char *test_data_path(const char *name);
 
