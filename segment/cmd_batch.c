@@ -41,7 +41,8 @@ static void usage(FILE *f)
             "  -f, --force           redo images whose outputs exist\n"
             "  -q, --quiet           errors and the summary only\n"
             "Model and engine options as for `flowcut segment`:\n"
-            "  --scribble-colors --lambda --connectivity --model --iterations --engine --max-pixels\n"
+            "  --scribble-colors --lambda --connectivity --model --uniform-mix --iterations\n"
+            "  --engine --cpu-algorithm --device --max-pixels\n"
             "Exit status: 0 all succeeded (or were already done), 1 some failed, 2 usage,\n"
             "130 interrupted.\n");
 }
