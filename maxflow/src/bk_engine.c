@@ -16,7 +16,7 @@
 #include <string.h>
 
 enum { FREE = 0, SRC_TREE = 1, SNK_TREE = 2, TERMINAL_VERTEX = 3 };
-/* parent[] values besides an arc position */
+/* bk_node.parent values besides an arc position */
 #define NO_PARENT (-1)
 #define TO_TERMINAL (-2)
 #define ORPHAN (-3)
