@@ -81,41 +81,6 @@ static void make_orphan(bk *b, int32_t v)
     b->olen++;
 }
 
-/* Terminal residuals from the terminal arcs; pre-cancelled capacity is
- * flow through s -> v -> t and counts toward the value at once. */
-static int init_terminals(bk *b, const mf_graph *g)
-{
-    int32_t s = g->source, t = g->sink;
-    int64_t *to_sink = calloc((size_t)b->n, sizeof(int64_t));
-    if (!to_sink)
-        return MF_ERR_NOMEM;
-    for (int32_t u = 0; u < b->n; u++) {
-        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
-            int32_t w = g->arc_head[a];
-            int64_t fwd = g->arc_cap[a], back = g->arc_rcap[a];
-            if (u == s && w == t)
-                b->flow += fwd;
-            else if (u == t && w == s)
-                b->flow += back;
-            else if (u == s)
-                b->v[w].tr += fwd;
-            else if (w == s)
-                b->v[u].tr += back;
-            else if (w == t)
-                to_sink[u] += fwd;
-            else if (u == t)
-                to_sink[w] += back;
-        }
-    }
-    for (int32_t v = 0; v < b->n; v++) {
-        int64_t cs = b->v[v].tr, ct = to_sink[v];
-        b->flow += cs < ct ? cs : ct;
-        b->v[v].tr = cs - ct;
-    }
-    free(to_sink);
-    return MF_OK;
-}
-
 /* Bottleneck of the path source ~> x -> y ~> sink through arc xy. */
 static int64_t bottleneck(const bk *b, int32_t x, int32_t xy)
 {
@@ -296,6 +261,66 @@ static int32_t grow(bk *b, int32_t v, int32_t *x)
     return -1;
 }
 
+/* Stored arc a (tail u) seen as a terminal arc: *v is the vertex it joins
+ * to a terminal, *from_source which terminal, *along whether the stored
+ * direction runs s -> v (or v -> t). Returns the capacity from the source
+ * into v (or from v to the sink), or -1 when a joins two vertices or the
+ * two terminals. */
+static int64_t terminal_arc(const mf_graph *g, int32_t u, int32_t a, int32_t *v,
+                            int *from_source, int *along)
+{
+    int32_t s = g->source, t = g->sink, w = g->arc_head[a];
+    int u_term = u == s || u == t, w_term = w == s || w == t;
+    if (u_term == w_term)
+        return -1;
+    *v = u_term ? w : u;
+    *from_source = u == s || w == s;
+    *along = *from_source ? u == s : w == t;
+    return *along ? g->arc_cap[a] : g->arc_rcap[a];
+}
+
+/* Each vertex's capacity from the source and to the sink, summed over its
+ * terminal arcs; returns the capacity of the arcs from source to sink. */
+static int64_t sum_terminal_caps(int32_t n, const mf_graph *g, int64_t *from_s, int64_t *to_t)
+{
+    int64_t direct = 0;
+    for (int32_t u = 0; u < n; u++) {
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t v, w = g->arc_head[a];
+            int from_source, along;
+            int64_t cap = terminal_arc(g, u, a, &v, &from_source, &along);
+            if (cap >= 0)
+                (from_source ? from_s : to_t)[v] += cap;
+            else if (u == g->source && w == g->sink)
+                direct += g->arc_cap[a];
+            else if (u == g->sink && w == g->source)
+                direct += g->arc_rcap[a];
+        }
+    }
+    return direct;
+}
+
+/* Terminal residuals from the terminal arcs; pre-cancelled capacity is
+ * flow through s -> v -> t and counts toward the value at once. */
+static int init_terminals(bk *b, const mf_graph *g)
+{
+    int64_t *from_s = calloc((size_t)b->n, sizeof(int64_t));
+    int64_t *to_t = calloc((size_t)b->n, sizeof(int64_t));
+    if (!from_s || !to_t) {
+        free(from_s);
+        free(to_t);
+        return MF_ERR_NOMEM;
+    }
+    b->flow += sum_terminal_caps(b->n, g, from_s, to_t);
+    for (int32_t v = 0; v < b->n; v++) {
+        b->flow += from_s[v] < to_t[v] ? from_s[v] : to_t[v];
+        b->v[v].tr = from_s[v] - to_t[v];
+    }
+    free(from_s);
+    free(to_t);
+    return MF_OK;
+}
+
 static int bk_init(bk *b, const mf_graph *g)
 {
     int32_t n = g->num_vertices;
@@ -324,24 +349,6 @@ static int bk_init(bk *b, const mf_graph *g)
     return MF_OK;
 }
 
-/* Whether stored arc a (tail u) joins a vertex to a terminal: *v gets the
- * vertex, *from_source whether the terminal is the source. */
-static int terminal_end(const mf_graph *g, int32_t u, int32_t a, int32_t *v, int *from_source)
-{
-    int32_t s = g->source, t = g->sink, w = g->arc_head[a];
-    if (u == s || u == t) {
-        *v = w;
-        *from_source = u == s;
-        return 1;
-    }
-    if (w == s || w == t) {
-        *v = u;
-        *from_source = w == s;
-        return 1;
-    }
-    return 0;
-}
-
 /* Flow on each stored arc: interior arcs from their residuals; terminal
  * arcs share out each vertex's terminal flow in arc order. */
 static int write_flows(bk *b, const mf_graph *g, int32_t *flow)
@@ -354,36 +361,27 @@ static int write_flows(bk *b, const mf_graph *g, int32_t *flow)
         free(out_to_t);
         return MF_ERR_NOMEM;
     }
-    for (int pass = 0; pass < 2; pass++) {
-        for (int32_t u = 0; u < b->n; u++) {
-            for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
-                int32_t w = g->arc_head[a], v, from_source;
-                if ((u == s && w == t) || (u == t && w == s)) {
-                    flow[a] = u == s ? g->arc_cap[a] : -g->arc_rcap[a];
-                    continue;
-                }
-                if (!terminal_end(g, u, a, &v, &from_source)) {
-                    flow[a] = g->arc_cap[a] - b->r.arcs[mf_residual_forward(&b->r, g, u, a)].res;
-                    continue;
-                }
-                /* does the stored direction run s -> v (or v -> t)? */
-                int along = from_source ? u == s : w == t;
-                int64_t cap = along ? g->arc_cap[a] : g->arc_rcap[a];
+    /* terminal flow per vertex: its capacity less what is left in tr */
+    sum_terminal_caps(b->n, g, in_from_s, out_to_t);
+    for (int32_t v = 0; v < b->n; v++) {
+        int64_t left = b->v[v].tr;
+        in_from_s[v] -= left > 0 ? left : 0;
+        out_to_t[v] -= left < 0 ? -left : 0;
+    }
+    for (int32_t u = 0; u < b->n; u++) {
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t w = g->arc_head[a], v;
+            int from_source, along;
+            int64_t cap = terminal_arc(g, u, a, &v, &from_source, &along);
+            if (cap >= 0) {
                 int64_t *pool = from_source ? in_from_s : out_to_t;
-                if (pass == 0) {
-                    pool[v] += cap;
-                    continue;
-                }
                 int64_t give = pool[v] < cap ? pool[v] : cap;
                 pool[v] -= give;
                 flow[a] = (int32_t)(along ? give : -give);
-            }
-        }
-        if (pass == 0) {
-            for (int32_t v = 0; v < b->n; v++) {
-                int64_t left = b->v[v].tr;
-                in_from_s[v] -= left > 0 ? left : 0;
-                out_to_t[v] -= left < 0 ? -left : 0;
+            } else if ((u == s && w == t) || (u == t && w == s)) {
+                flow[a] = u == s ? g->arc_cap[a] : -g->arc_rcap[a];
+            } else {
+                flow[a] = g->arc_cap[a] - b->r.arcs[mf_residual_forward(&b->r, g, u, a)].res;
             }
         }
     }

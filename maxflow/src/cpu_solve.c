@@ -29,8 +29,3 @@ int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res, mf_er
                 : MF_CPU_PUSH_RELABEL;
     return a == MF_CPU_BK ? mf_bk(g, opt, res, err) : mf_push_relabel(g, opt, res, err);
 }
-
-int mf_solve_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err)
-{
-    return mf_bk(g, opt, res, err);
-}

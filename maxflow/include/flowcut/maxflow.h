@@ -183,8 +183,6 @@ int mf_solve(const mf_graph *g, const mf_options *opt, mf_result *res,
  * design), or Boykov-Kolmogorov (always a valid flow, as after phase 2). */
 int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res,
                  mf_error *err);
-int mf_solve_bk(const mf_graph *g, const mf_options *opt, mf_result *res,
-                mf_error *err);
 
 /* GPU engine: a reusable solver object keeps device buffers between solves
  * so that batches do not reallocate. Without CUDA support or a device,
