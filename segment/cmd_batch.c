@@ -417,24 +417,16 @@ int cmd_batch(int argc, char **argv)
     seg_options o;
     seg_options_default(&o);
     const char *out_dir = NULL, *seeds_dir = NULL, *list_path = NULL, *overlay_dir = NULL, *cutout_dir = NULL;
-    const char *unused_seed = NULL;
+    const char *seed_file = NULL; /* --seeds or --trimap: segment's, refused here */
     int recursive = 0, force = 0, json = 0, show_time = 0, no_progress = 0, shard_k = 1, shard_n = 1, c;
     int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0;
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t iv;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:rfqh", longopts, NULL)) != -1) {
-        if (c == SO_SEEDS || c == SO_TRIMAP) {
-            DISPLAYLEVEL(1, "flowcut batch: use --seeds-dir or --trimap-dir (a folder of seed files)\n");
-            return EXIT_USAGE;
-        }
-        int handled = seg_parse_option(c, optarg, &o, &unused_seed, "flowcut batch");
-        if (handled < 0)
-            return EXIT_USAGE;
-        if (handled)
-            continue;
+    while ((c = seg_next_option(argc, argv, "o:rfqh", longopts, &o, &seed_file, "flowcut batch")) != -1) {
         switch (c) {
+        case SEG_BAD_OPTION: return EXIT_USAGE;
         case 'o': out_dir = optarg; break;
         case O_SEEDS_DIR: seeds_dir = optarg; trimap = 0; break;
         case O_TRIMAP_DIR: seeds_dir = optarg; trimap = 1; break;
@@ -473,6 +465,10 @@ int cmd_batch(int argc, char **argv)
             usage(stderr);
             return EXIT_USAGE;
         }
+    }
+    if (seed_file) {
+        DISPLAYLEVEL(1, "flowcut batch: use --seeds-dir or --trimap-dir (a folder of seed files)\n");
+        return EXIT_USAGE;
     }
     const char *in_dir = optind < argc ? argv[optind] : NULL;
     if (argc - optind > 1 || (!in_dir && !list_path) || !out_dir || !seeds_dir) {

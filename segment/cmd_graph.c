@@ -29,13 +29,9 @@ int cmd_graph(int argc, char **argv)
     int force = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
-        int handled = seg_parse_option(c, optarg, &o, &seeds, "flowcut graph");
-        if (handled < 0)
-            return EXIT_USAGE;
-        if (handled)
-            continue;
+    while ((c = seg_next_option(argc, argv, "o:fh", longopts, &o, &seeds, "flowcut graph")) != -1) {
         switch (c) {
+        case SEG_BAD_OPTION: return EXIT_USAGE;
         case 'o': out = optarg; break;
         case 'f': force = 1; break;
         case 'h': usage(stdout); return EXIT_OK;

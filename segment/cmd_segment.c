@@ -37,13 +37,9 @@ int cmd_segment(int argc, char **argv)
     int force = 0, show_time = 0, json = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:fqh", longopts, NULL)) != -1) {
-        int handled = seg_parse_option(c, optarg, &o, &seeds, "flowcut segment");
-        if (handled < 0)
-            return EXIT_USAGE;
-        if (handled)
-            continue;
+    while ((c = seg_next_option(argc, argv, "o:fqh", longopts, &o, &seeds, "flowcut segment")) != -1) {
         switch (c) {
+        case SEG_BAD_OPTION: return EXIT_USAGE;
         case 'o': out = optarg; break;
         case O_OVERLAY: overlay = optarg; break;
         case O_CUTOUT: cutout = optarg; break;

@@ -120,3 +120,17 @@ int seg_parse_option(int c, const char *arg, seg_options *o, const char **seed_p
         return 0;
     }
 }
+
+int seg_next_option(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                    seg_options *o, const char **seed_path, const char *cmd)
+{
+    int c;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        int handled = seg_parse_option(c, optarg, o, seed_path, cmd);
+        if (handled < 0)
+            return SEG_BAD_OPTION;
+        if (!handled)
+            return c;
+    }
+    return -1;
+}

@@ -45,4 +45,11 @@ enum {
  * -1 on a bad value (message printed). seed_path receives --seeds/--trimap. */
 int seg_parse_option(int c, const char *arg, seg_options *o, const char **seed_path, const char *cmd);
 
+/* getopt_long that handles the shared options itself: returns the next
+ * other option (as getopt_long does), -1 at the end, or SEG_BAD_OPTION
+ * once a shared option had a bad value (message printed). */
+#define SEG_BAD_OPTION (-2)
+int seg_next_option(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                    seg_options *o, const char **seed_path, const char *cmd);
+
 #endif
