@@ -308,3 +308,185 @@ void check_value_beyond_32_bits(mf_cpu_algorithm algorithm)
     mf_graph_free(&g);
     mf_arclist_free(&list);
 }
+
+/* ------------------------------------------------------------------ */
+/* Warm re-solve checks                                                */
+
+enum { BATCH_INCREASE, BATCH_DECREASE, BATCH_MIXED, BATCH_KINDS };
+
+/* New capacity for input arc i of a batch of kind; arcs at the terminals
+ * are picked more often by the caller. */
+static int32_t new_capacity(uint64_t *s, int kind, int32_t old, int32_t top)
+{
+    if (kind == BATCH_MIXED)
+        kind = (int)(next(s) & 1) ? BATCH_INCREASE : BATCH_DECREASE;
+    if (kind == BATCH_INCREASE) {
+        int64_t c = (int64_t)old + range(s, 1, top);
+        return c > INT32_MAX / 4 ? old : (int32_t)c;
+    }
+    /* decrease: often to 0 (below any flow it carried) */
+    return (next(s) % 3) == 0 ? 0 : range(s, 0, old);
+}
+
+/* Picks an input arc, at a terminal with probability 1/2 when one exists. */
+static int32_t pick_arc(uint64_t *s, const mf_arclist *list)
+{
+    for (int tries = 0; tries < 8 && (next(s) & 1); tries++) {
+        int32_t i = range(s, 0, list->num_arcs - 1);
+        if (list->tail[i] == list->source || list->head[i] == list->sink ||
+            list->head[i] == list->source || list->tail[i] == list->sink)
+            return i;
+    }
+    return range(s, 0, list->num_arcs - 1);
+}
+
+static void compare_to_reference(const mf_dynamic *d, const mf_arclist *list, const mf_result *r,
+                                 int phase2, const char *what, int batch)
+{
+    mf_error err = {0};
+    const mf_graph *g = mf_dynamic_graph(d);
+    uint8_t *side = calloc((size_t)list->num_vertices, 1);
+    assert_non_null(side);
+    int64_t want = reference_max_flow(list, side);
+    if (r->flow_value != want)
+        fail_msg("%s batch %d: warm value %lld, Edmonds-Karp %lld", what, batch,
+                 (long long)r->flow_value, (long long)want);
+    if (memcmp(side, r->source_side, (size_t)list->num_vertices) != 0)
+        fail_msg("%s batch %d: warm cut differs from Edmonds-Karp's", what, batch);
+    if (r->flow && mf_verify(g, r, phase2, &err) != MF_OK)
+        fail_msg("%s batch %d: certificate: %s", what, batch, err.message);
+    free(side);
+}
+
+void check_dynamic_random(mf_engine engine)
+{
+    static const int32_t sizes[] = {6, 20, 60};
+    int solves = 0, warm = 0, with_deficits = 0;
+    for (int family = 0; family < FAMILY_COUNT; family++)
+        for (int si = 0; si < 3; si++)
+            for (uint64_t seed = 1; seed <= 4; seed++) {
+                mf_arclist list;
+                mf_graph g;
+                mf_error err = {0};
+                char what[128];
+                assert_int_equal(random_graph(family, sizes[si], seed, &list), MF_OK);
+                if (list.num_arcs == 0) {
+                    mf_arclist_free(&list);
+                    continue;
+                }
+                int merge = (int)(seed & 1), phase2 = (int)((seed >> 1) & 1);
+                mf_build_options bo = {merge};
+                assert_int_equal(mf_graph_from_arcs(&list, &bo, &g, &err), MF_OK);
+                mf_options opt;
+                mf_options_default(&opt);
+                opt.engine = engine;
+                opt.phase2 = phase2;
+                opt.cut_only = 0;
+                mf_dynamic *d = NULL;
+                if (mf_dynamic_create(&g, &opt, &d, &err) != MF_OK)
+                    fail_msg("dynamic create: %s", err.message);
+                mf_graph_free(&g);
+                snprintf(what, sizeof what, "family %d n %d seed %d merge %d phase2 %d", family,
+                         sizes[si], (int)seed, merge, phase2);
+                mf_result r;
+                if (mf_dynamic_solve(d, &r, &err) != MF_OK)
+                    fail_msg("%s: first solve: %s", what, err.message);
+                compare_to_reference(d, &list, &r, phase2, what, 0);
+                mf_result_free(&r);
+                uint64_t s = seed * 104729 + (uint64_t)family * 31 + (uint64_t)si;
+                int32_t top = 40;
+                for (int batch = 1; batch <= 9; batch++) {
+                    int kind = (batch - 1) % BATCH_KINDS;
+                    /* 1% to 30% of the arcs, at least one */
+                    int32_t count = 1 + (int32_t)(next(&s) % (uint64_t)(1 + list.num_arcs * (1 + batch % 3 * 14) / 100));
+                    for (int32_t k = 0; k < count; k++) {
+                        int32_t i = pick_arc(&s, &list);
+                        /* huge capacities only shrink: merged pairs keep cap + rcap in range */
+                        int32_t c = new_capacity(&s, family == FAMILY_HUGE_CAPS ? BATCH_DECREASE : kind,
+                                                 list.cap[i], top);
+                        list.cap[i] = c;
+                        if (mf_dynamic_set_input_arc(d, i, c, &err) != MF_OK)
+                            fail_msg("%s: set arc %d: %s", what, i, err.message);
+                    }
+                    if (mf_dynamic_solve(d, &r, &err) != MF_OK)
+                        fail_msg("%s batch %d: %s", what, batch, err.message);
+                    compare_to_reference(d, &list, &r, phase2, what, batch);
+                    solves++;
+                    warm += r.stats.warm;
+                    with_deficits += r.stats.deficits > 0;
+                    mf_result_free(&r);
+                }
+                mf_dynamic_destroy(d);
+                mf_arclist_free(&list);
+            }
+    /* the cold fallback must not have swallowed the test, and decreases
+     * below the flow must have left deficits to repair */
+    if (!(warm * 2 > solves && with_deficits * 10 > solves))
+        fail_msg("%d solves, %d warm, %d with deficits", solves, warm, with_deficits);
+    printf("dynamic: %d batches, %d warm, %d repaired deficits\n", solves, warm, with_deficits);
+}
+
+void check_dynamic_generators(mf_engine engine)
+{
+    for (int family = 0; family < 3; family++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            mf_arclist list;
+            mf_graph g;
+            mf_error err = {0};
+            int rc = family == 0   ? mf_gen_grid(40, 30, seed == 2 ? 8 : 4, seed, &list)
+                     : family == 1 ? mf_gen_genrmf(6, 5, 1, 100, seed, &list)
+                                   : mf_gen_washington_rlg(16, 16, 1000, seed, &list);
+            assert_int_equal(rc, MF_OK);
+            assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+            mf_options opt;
+            mf_options_default(&opt);
+            opt.engine = engine;
+            opt.cut_only = seed == 3; /* the segmentation mode too */
+            mf_dynamic *d = NULL;
+            if (mf_dynamic_create(&g, &opt, &d, &err) != MF_OK)
+                fail_msg("dynamic create: %s", err.message);
+            uint64_t s = seed * 7 + (uint64_t)family;
+            for (int batch = 0; batch <= 6; batch++) {
+                if (batch > 0) {
+                    /* stored arcs, both directions, terminals more often */
+                    int32_t count = 1 + (int32_t)(next(&s) % (uint64_t)(g.num_arcs / 20 + 1));
+                    const mf_graph *cur = mf_dynamic_graph(d);
+                    for (int32_t k = 0; k < count; k++) {
+                        int32_t a;
+                        if (next(&s) & 1) {
+                            int32_t lo = cur->out_start[cur->source], hi = cur->out_start[cur->source + 1];
+                            a = hi > lo ? range(&s, lo, hi - 1) : range(&s, 0, g.num_arcs - 1);
+                        } else {
+                            a = range(&s, 0, g.num_arcs - 1);
+                        }
+                        int kind = batch % BATCH_KINDS;
+                        int32_t c = new_capacity(&s, kind, cur->arc_cap[a], 500);
+                        int32_t rc2 = cur->arc_rcap[a] ? new_capacity(&s, kind, cur->arc_rcap[a], 500) : 0;
+                        assert_int_equal(mf_dynamic_set_arc(d, a, c, rc2, &err), MF_OK);
+                    }
+                }
+                mf_result warm_r, cold_r;
+                if (mf_dynamic_solve(d, &warm_r, &err) != MF_OK)
+                    fail_msg("generator %d seed %d batch %d: %s", family, (int)seed, batch, err.message);
+                mf_options copt;
+                mf_options_default(&copt);
+                copt.engine = MF_ENGINE_CPU;
+                assert_int_equal(mf_solve_cpu(mf_dynamic_graph(d), &copt, &cold_r, &err), MF_OK);
+                if (warm_r.flow_value != cold_r.flow_value)
+                    fail_msg("generator %d seed %d batch %d: warm %lld, cold %lld", family, (int)seed, batch,
+                             (long long)warm_r.flow_value, (long long)cold_r.flow_value);
+                if (memcmp(warm_r.source_side, cold_r.source_side, (size_t)g.num_vertices) != 0)
+                    fail_msg("generator %d seed %d batch %d: warm cut differs", family, (int)seed, batch);
+                if (warm_r.flow && mf_verify(mf_dynamic_graph(d), &warm_r, 0, &err) != MF_OK)
+                    fail_msg("generator %d seed %d batch %d: certificate: %s", family, (int)seed, batch,
+                             err.message);
+                if (batch > 0 && !warm_r.stats.warm)
+                    fail_msg("generator %d seed %d batch %d: solved cold", family, (int)seed, batch);
+                mf_result_free(&warm_r);
+                mf_result_free(&cold_r);
+            }
+            mf_dynamic_destroy(d);
+            mf_graph_free(&g);
+            mf_arclist_free(&list);
+        }
+}

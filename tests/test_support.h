@@ -41,6 +41,15 @@ void check_random_graphs(mf_cpu_algorithm algorithm, int flow_always);
 /* Parallel INT32_MAX arcs: a value and per-vertex sums beyond 2^31. */
 void check_value_beyond_32_bits(mf_cpu_algorithm algorithm);
 
+/* Warm re-solve differential checks on engine (CPU or GPU): random graphs
+ * of every family with random batches of increases, decreases (to 0 and
+ * below the flow) and mixed changes, every batch against Edmonds-Karp on
+ * the rewritten arc list (value and bit-identical cut) and the
+ * certificate; then generator families (grid, genrmf, Washington RLG)
+ * against a cold CPU solve of the updated graph. */
+void check_dynamic_random(mf_engine engine);
+void check_dynamic_generators(mf_engine engine);
+
 /* Path of a file in tests/data. */
 const char *test_data_path(const char *name);
 

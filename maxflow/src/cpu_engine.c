@@ -7,29 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct engine {
-    int32_t n;
-    mf_residual resid;
-    int32_t *first;    /* resid.first */
-    mf_rarc *arcs;        /* resid.arcs */
-    int64_t *excess;
-    int32_t *label;
-    int32_t *current;
-    int32_t *anext;    /* active lists, singly linked */
-    int32_t *inext, *iprev; /* inactive lists, doubly linked */
-    int32_t *active_head, *inactive_head; /* per label */
-    int32_t *queue;
-    int32_t target, blocked;
-    int32_t amax, dmax;
-    int64_t work;
-    int64_t pushes, relabels, global_relabels;
-} engine;
 
 #define NIL (-1)
 #define ALPHA 6
 #define BETA 12
 
-static void engine_free(engine *e)
+void mf_pr_free(mf_pr *e)
 {
     mf_residual_free(&e->resid);
     free(e->excess);
@@ -43,7 +26,7 @@ static void engine_free(engine *e)
     free(e->queue);
 }
 
-static int engine_init(engine *e, const mf_graph *g)
+int mf_pr_init(mf_pr *e, const mf_graph *g)
 {
     int32_t n = g->num_vertices;
     memset(e, 0, sizeof *e);
@@ -65,10 +48,35 @@ static int engine_init(engine *e, const mf_graph *g)
         e->active_head[d] = e->inactive_head[d] = NIL;
     e->first = e->resid.first;
     e->arcs = e->resid.arcs;
+    e->threshold = 2 * ((int64_t)ALPHA * n + g->num_arcs);
     return MF_OK;
 }
 
-static inline void active_add(engine *e, int32_t v, int32_t d)
+void mf_pr_saturate(mf_pr *e, int32_t s)
+{
+    for (int32_t r = e->first[s]; r < e->first[s + 1]; r++) {
+        mf_rarc *arc = &e->arcs[r];
+        if (arc->res > 0 && arc->head != s) {
+            e->excess[arc->head] += arc->res;
+            e->excess[s] -= arc->res;
+            mf_rarc_push(e->arcs, r, arc->res);
+        }
+    }
+}
+
+void mf_pr_reverse(mf_pr *e)
+{
+    const int64_t total = e->first[e->n];
+    for (int64_t r = 0; r < total; r++) {
+        int32_t x = e->arcs[r].res;
+        e->arcs[r].res = e->arcs[r].rres;
+        e->arcs[r].rres = x;
+    }
+    for (int32_t v = 0; v < e->n; v++)
+        e->excess[v] = -e->excess[v];
+}
+
+static inline void active_add(mf_pr *e, int32_t v, int32_t d)
 {
     e->anext[v] = e->active_head[d];
     e->active_head[d] = v;
@@ -78,7 +86,7 @@ static inline void active_add(engine *e, int32_t v, int32_t d)
         e->dmax = d;
 }
 
-static inline void inactive_add(engine *e, int32_t v, int32_t d)
+static inline void inactive_add(mf_pr *e, int32_t v, int32_t d)
 {
     int32_t h = e->inactive_head[d];
     e->inext[v] = h;
@@ -90,7 +98,7 @@ static inline void inactive_add(engine *e, int32_t v, int32_t d)
         e->dmax = d;
 }
 
-static inline void inactive_remove(engine *e, int32_t v, int32_t d)
+static inline void inactive_remove(mf_pr *e, int32_t v, int32_t d)
 {
     if (e->iprev[v] != NIL)
         e->inext[e->iprev[v]] = e->inext[v];
@@ -102,7 +110,7 @@ static inline void inactive_remove(engine *e, int32_t v, int32_t d)
 
 /* Exact distances to the target in the residual graph (backward BFS);
  * vertices that cannot reach it get label n and leave the game. */
-static void global_relabel(engine *e)
+static void global_relabel(mf_pr *e)
 {
     int32_t n = e->n;
     e->global_relabels++;
@@ -112,9 +120,19 @@ static void global_relabel(engine *e)
     for (int32_t d = 0; d <= e->dmax && d <= n; d++)
         e->active_head[d] = e->inactive_head[d] = NIL;
     e->amax = e->dmax = 0;
-    int32_t qh = 0, qt = 0;
+    int32_t qh = 0, qt = 0, seeds = 1;
     e->label[e->target] = 0;
     e->queue[qt++] = e->target;
+    if (e->multi) { /* the other terminal and every deficit absorb too */
+        e->label[e->blocked] = 0;
+        e->queue[qt++] = e->blocked;
+        seeds = 2;
+        for (int32_t v = 0; v < n; v++)
+            if (e->excess[v] < 0 && v != e->target && v != e->blocked) {
+                e->label[v] = 0;
+                e->queue[qt++] = v;
+            }
+    }
     while (qh < qt) {
         int32_t w = e->queue[qh++];
         int32_t dn = e->label[w] + 1;
@@ -127,7 +145,7 @@ static void global_relabel(engine *e)
             }
         }
     }
-    for (int32_t i = 1; i < qt; i++) {
+    for (int32_t i = seeds; i < qt; i++) {
         int32_t v = e->queue[i];
         e->current[v] = e->first[v];
         if (e->excess[v] > 0)
@@ -138,7 +156,7 @@ static void global_relabel(engine *e)
 }
 
 /* All vertices above an emptied label can no longer reach the target. */
-static void gap(engine *e, int32_t empty)
+static void gap(mf_pr *e, int32_t empty)
 {
     int32_t n = e->n;
     for (int32_t d = empty + 1; d <= e->dmax; d++) {
@@ -155,7 +173,7 @@ static void gap(engine *e, int32_t empty)
 
 /* Pushes v's excess along admissible arcs, relabeling until it is empty
  * or leaves the game. */
-static void discharge(engine *e, int32_t v)
+static void discharge(mf_pr *e, int32_t v)
 {
     int32_t n = e->n;
     const int32_t end = e->first[v + 1];
@@ -172,7 +190,10 @@ static void discharge(engine *e, int32_t v)
             int64_t delta = e->excess[v] < arc->res ? e->excess[v] : arc->res;
             mf_rarc_push(e->arcs, r, (int32_t)delta);
             e->pushes++;
-            if (e->excess[w] == 0 && w != e->target && w != e->blocked) {
+            /* w turns active when its excess crosses zero (in the deficit
+             * phase an absorber starts below zero) */
+            if (e->excess[w] <= 0 && e->excess[w] + delta > 0 && w != e->target &&
+                w != e->blocked) {
                 inactive_remove(e, w, dv - 1);
                 active_add(e, w, dv - 1);
             }
@@ -188,7 +209,8 @@ static void discharge(engine *e, int32_t v)
         }
         /* relabel */
         e->relabels++;
-        if (e->active_head[dv] == NIL && e->inactive_head[dv] == NIL) {
+        /* label 0 also holds the terminals, which are in no list */
+        if (dv > 0 && e->active_head[dv] == NIL && e->inactive_head[dv] == NIL) {
             gap(e, dv);
             e->label[v] = n;
             return;
@@ -213,8 +235,12 @@ static void discharge(engine *e, int32_t v)
     }
 }
 
-static void run_phase(engine *e, int64_t update_threshold)
+void mf_pr_run_phase(mf_pr *e, int32_t target, int32_t blocked, int multi)
 {
+    const int64_t update_threshold = e->threshold;
+    e->target = target;
+    e->blocked = blocked;
+    e->multi = multi;
     global_relabel(e);
     while (e->amax >= 0) {
         int32_t d = e->amax;
@@ -232,42 +258,30 @@ static void run_phase(engine *e, int64_t update_threshold)
 
 int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err)
 {
-    engine e;
+    mf_pr e;
     int rc;
     memset(res, 0, sizeof *res);
     double t0 = mf_now();
-    rc = engine_init(&e, g);
+    rc = mf_pr_init(&e, g);
     if (rc == MF_OK)
         rc = mf_result_alloc(res, g, !opt->cut_only);
     if (rc) {
-        engine_free(&e);
+        mf_pr_free(&e);
         return mf_fail(err, rc, NULL, 0, "CPU engine: %s", mf_strerror(rc));
     }
     int32_t n = g->num_vertices, s = g->source, t = g->sink;
-    int64_t threshold = 2 * ((int64_t)ALPHA * n + g->num_arcs);
 
     /* Phase 1: saturate every residual arc out of the source. */
-    for (int32_t r = e.first[s]; r < e.first[s + 1]; r++) {
-        mf_rarc *arc = &e.arcs[r];
-        if (arc->res > 0 && arc->head != s) {
-            e.excess[arc->head] += arc->res;
-            e.excess[s] -= arc->res;
-            mf_rarc_push(e.arcs, r, arc->res);
-        }
-    }
-    e.target = t;
-    e.blocked = s;
-    run_phase(&e, threshold);
+    mf_pr_saturate(&e, s);
+    mf_pr_run_phase(&e, t, s, 0);
     double t1 = mf_now();
     res->flow_value = e.excess[t] + g->flow_offset;
 
     if (opt->phase2) {
-        e.target = s;
-        e.blocked = t;
-        run_phase(&e, threshold);
+        mf_pr_run_phase(&e, s, t, 0);
         for (int32_t v = 0; v < n; v++) {
             if (v != s && v != t && e.excess[v] != 0) {
-                engine_free(&e);
+                mf_pr_free(&e);
                 mf_result_free(res);
                 return mf_fail(err, MF_ERR_INTERNAL, NULL, 0,
                                "CPU engine: excess left at vertex %d after phase 2", v + 1);
@@ -291,6 +305,6 @@ int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf
     res->stats.global_relabels = e.global_relabels;
     res->stats.engine_used = MF_ENGINE_CPU;
     snprintf(res->stats.device_name, sizeof res->stats.device_name, "CPU");
-    engine_free(&e);
+    mf_pr_free(&e);
     return MF_OK;
 }

@@ -44,6 +44,8 @@ struct mf_gpu_solver {
     cudaStream_t stream;
     dev_state d;
     int32_t n_cap, m_cap; /* allocated sizes */
+    int32_t *changes;     /* device copy of a batch of changes */
+    int64_t changes_cap;
     int32_t *host_counter; /* pinned copy of dev_state.counters */
 };
 
@@ -454,6 +456,91 @@ __global__ void __launch_bounds__(256) cut_side(dev_state d, int32_t hmax)
         d.side[v] = d.height[v] >= hmax ? 1 : 0;
 }
 
+/* Warm re-solve: applies capacity changes (arc, tail, head, cap, rcap),
+ * clamping each flow into its new bounds; what no longer fits stays as
+ * excess at one end and deficit at the other. One entry per arc. */
+__global__ void __launch_bounds__(256) apply_changes(dev_state d, const int32_t *__restrict__ chg, int32_t count)
+{
+    for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
+        const int32_t a = chg[5 * k], u = chg[5 * k + 1], v = chg[5 * k + 2];
+        const int32_t cap = chg[5 * k + 3], rcap = chg[5 * k + 4];
+        const int32_t f = d.flow[a];
+        const int32_t f2 = f > cap ? cap : f < -rcap ? -rcap : f;
+        d.arc_cap[a] = cap;
+        d.arc_rcap[a] = rcap;
+        if (f2 != f) {
+            d.flow[a] = f2;
+            atomicAdd(&d.excess[u], (unsigned long long)(long long)(f - f2));
+            atomicAdd(&d.excess[v], (unsigned long long)(-(long long)(f - f2)));
+        }
+    }
+}
+
+/* Flags (counters[7] = 1) a changed arc's end, not a terminal, left with a
+ * deficit. */
+__global__ void __launch_bounds__(256) find_deficits(dev_state d, const int32_t *__restrict__ chg, int32_t count,
+                                                     int32_t s, int32_t t)
+{
+    for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < 2 * count; k += gridDim.x * blockDim.x) {
+        const int32_t v = chg[5 * (k >> 1) + 1 + (k & 1)];
+        if (v != s && v != t && (long long)d.excess[v] < 0)
+            d.counters[7] = 1;
+    }
+}
+
+/* Flags (counters[7] = 1) any vertex but the terminals with a deficit. */
+__global__ void __launch_bounds__(256) any_deficit(dev_state d, int32_t s, int32_t t)
+{
+    for (int32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < d.n; v += gridDim.x * blockDim.x)
+        if (v != s && v != t && (long long)d.excess[v] < 0)
+            d.counters[7] = 1;
+}
+
+/* With cap and rcap swapped by the host, negated flows and excesses make
+ * the residual graph reversed: deficits become excesses. */
+__global__ void __launch_bounds__(256) negate_state(dev_state d)
+{
+    const int32_t stride = gridDim.x * blockDim.x;
+    for (int32_t a = blockIdx.x * blockDim.x + threadIdx.x; a < d.m; a += stride)
+        d.flow[a] = -d.flow[a];
+    for (int32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < d.n; v += stride)
+        d.excess[v] = (unsigned long long)(-(long long)d.excess[v]);
+}
+
+/* Multi-target BFS start (deficit phase): the second terminal and every
+ * vertex with negative excess absorb, at height 0. */
+__global__ void __launch_bounds__(256) bfs_seed_absorbers(dev_state d, int32_t target, int32_t other)
+{
+    for (int32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < d.n; v += gridDim.x * blockDim.x)
+        if (v == other || (v != target && (long long)d.excess[v] < 0))
+            d.height[v] = 0;
+}
+
+/* BFS level 1 from the absorbers (a thread each: they are few). */
+__global__ void __launch_bounds__(256) bfs_expand_absorbers(dev_state d, int32_t target, int32_t other)
+{
+    for (int32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < d.n; v += gridDim.x * blockDim.x) {
+        if (v == target || v == other || (long long)d.excess[v] >= 0)
+            continue;
+        const int32_t out0 = d.out_start[v], dout = d.out_start[v + 1] - out0;
+        const int32_t in0 = d.in_start[v], deg = dout + (d.in_start[v + 1] - in0);
+        for (int32_t k = 0; k < deg; k++) {
+            int32_t x, res;
+            if (k < dout) {
+                const int32_t a = out0 + k;
+                x = d.arc_head[a];
+                res = d.arc_rcap[a] + d.flow[a];
+            } else {
+                const int32_t a = d.in_arc[in0 + (k - dout)];
+                x = d.in_tail[in0 + (k - dout)];
+                res = d.arc_cap[a] - d.flow[a];
+            }
+            if (res > 0 && d.height[x] == HEIGHT_INF && atomicCAS(&d.height[x], HEIGHT_INF, 1) == HEIGHT_INF)
+                d.wl[1][atomicAdd(&d.counters[1], 1)] = x;
+        }
+    }
+}
+
 /* --------------------------------------------------------------------- */
 /* Host side                                                             */
 
@@ -548,6 +635,7 @@ extern "C" void mf_gpu_solver_destroy(mf_gpu_solver *s)
         return;
     cudaSetDevice(s->device);
     free_buffers(&s->d);
+    cudaFree(s->changes);
     if (s->host_counter)
         cudaFreeHost(s->host_counter);
     if (s->stream)
@@ -668,14 +756,20 @@ fail:
  * level in one block; large ones one level per launch, in batches, with
  * the host reading the frontier size once a batch. */
 static int global_relabel(mf_gpu_solver *s, const engine_cfg &cfg, int32_t target, int32_t blocked,
-                          mf_stats *st, mf_error *err)
+                          int multi, mf_stats *st, mf_error *err)
 {
     int rc = MF_OK;
     const double t0 = mf_now();
     dev_state &d = s->d;
     dim3 grid(cfg.blocks);
     bfs_init<<<grid, 256, 0, s->stream>>>(d, target);
+    if (multi)
+        bfs_seed_absorbers<<<grid, 256, 0, s->stream>>>(d, target, blocked);
     bfs_expand_target<<<grid, 256, 0, s->stream>>>(d, target, blocked);
+    if (multi) {
+        bfs_expand_target<<<grid, 256, 0, s->stream>>>(d, blocked, target);
+        bfs_expand_absorbers<<<grid, 256, 0, s->stream>>>(d, target, blocked);
+    }
     int level = 1; /* level l reads wl[l & 1] of size counters[l % 3] */
     for (;;) {
         if (cfg.small_bfs > 0) {
@@ -708,7 +802,7 @@ fail:
  * not rest on labels that lock-free rounds may leave stale. On return the
  * heights are exact BFS distances (hmax where unreachable). */
 static int run_phase(mf_gpu_solver *s, const engine_cfg &cfg, int32_t target, int32_t blocked,
-                     int32_t hmax, int32_t relabel_interval, int *round_io, mf_stats *st,
+                     int multi, int32_t hmax, int32_t relabel_interval, int *round_io, mf_stats *st,
                      mf_error *err)
 {
     int rc = MF_OK;
@@ -716,7 +810,7 @@ static int run_phase(mf_gpu_solver *s, const engine_cfg &cfg, int32_t target, in
     dim3 grid(cfg.blocks);
     int round = *round_io;
     for (;;) {
-        rc = global_relabel(s, cfg, target, blocked, st, err);
+        rc = global_relabel(s, cfg, target, blocked, multi, st, err);
         if (rc)
             return rc;
         st->global_relabels++;
@@ -760,28 +854,17 @@ static int env_int(const char *name, int fallback)
     return v && *v ? atoi(v) : fallback;
 }
 
-extern "C" int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt,
-                            mf_result *res, mf_error *err)
+/* Uploads g and zeroes the flow state (cold start). */
+extern "C" int mf_gpu_dyn_load(mf_gpu_solver *s, const mf_graph *g, mf_error *err)
 {
     int rc = MF_OK;
-    mf_options defaults;
-    cudaEvent_t ev[4] = {NULL, NULL, NULL, NULL};
-    if (!opt) {
-        mf_options_default(&defaults);
-        opt = &defaults;
-    }
-    memset(res, 0, sizeof *res);
     if (!s)
         return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "no GPU solver");
     const int32_t n = g->num_vertices, m = g->num_arcs;
-    double t0 = mf_now();
     CUDA_TRY(cudaSetDevice(s->device));
     rc = ensure_capacity(s, g, err);
     if (rc)
         return rc;
-    rc = mf_result_alloc(res, g, !opt->cut_only);
-    if (rc)
-        return mf_fail(err, rc, NULL, 0, "out of memory");
     {
         dev_state &d = s->d;
         d.n = n;
@@ -798,12 +881,89 @@ extern "C" int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_option
         }
         CUDA_TRY(cudaMemsetAsync(d.flow, 0, ((size_t)m + 1) * 4, st));
         CUDA_TRY(cudaMemsetAsync(d.excess, 0, ((size_t)n + 1) * 8, st));
+        CUDA_TRY(cudaStreamSynchronize(st));
+    }
+    return MF_OK;
+fail:
+    return rc;
+}
+
+/* Applies a batch of changes on the device; *deficits = 1 when an end of
+ * a changed arc was left with negative excess. */
+extern "C" int mf_gpu_dyn_update(mf_gpu_solver *s, const mf_graph *g, int32_t count, const int32_t *changes,
+                                 int *deficits, mf_error *err)
+{
+    int rc = MF_OK;
+    *deficits = 0;
+    if (count <= 0)
+        return MF_OK;
+    CUDA_TRY(cudaSetDevice(s->device));
+    if (count > s->changes_cap) {
+        cudaFree(s->changes);
+        s->changes = NULL;
+        s->changes_cap = 0;
+        CUDA_TRY(cudaMalloc(&s->changes, (size_t)count * 5 * sizeof(int32_t)));
+        s->changes_cap = count;
+    }
+    {
+        cudaStream_t st = s->stream;
+        const int blocks = (int)((count + 255) / 256 < s->sm_count * 8 ? (count + 255) / 256 : s->sm_count * 8);
+        CUDA_TRY(cudaMemcpyAsync(s->changes, changes, (size_t)count * 5 * sizeof(int32_t), cudaMemcpyHostToDevice,
+                                 st));
+        CUDA_TRY(cudaMemsetAsync(s->d.counters + 7, 0, 4, st));
+        apply_changes<<<blocks, 256, 0, st>>>(s->d, s->changes, count);
+        find_deficits<<<blocks, 256, 0, st>>>(s->d, s->changes, count, g->source, g->sink);
+        CUDA_TRY(cudaMemcpyAsync(s->host_counter + 7, s->d.counters + 7, 4, cudaMemcpyDeviceToHost, st));
+        CUDA_TRY(cudaStreamSynchronize(st));
+        CUDA_TRY(cudaGetLastError());
+        *deficits = s->host_counter[7] != 0;
+    }
+    return MF_OK;
+fail:
+    return rc;
+}
+
+/* Swaps cap and rcap and negates the state: the residual graph reversed. */
+static int reverse_state(mf_gpu_solver *s, mf_error *err)
+{
+    int rc = MF_OK;
+    int32_t *x = s->d.arc_cap;
+    s->d.arc_cap = s->d.arc_rcap;
+    s->d.arc_rcap = x;
+    negate_state<<<s->sm_count * 8, 256, 0, s->stream>>>(s->d);
+    CUDA_TRY(cudaGetLastError());
+    return MF_OK;
+fail:
+    return rc;
+}
+
+/* Solves from the device state: with deficits, first the deficit phase on
+ * the reversed residual graph (the terminals and stranded excess absorb),
+ * then the source's arcs saturated and the usual phases. */
+extern "C" int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt, int deficits,
+                                mf_result *res, mf_error *err)
+{
+    int rc = MF_OK;
+    mf_options defaults;
+    cudaEvent_t ev[4] = {NULL, NULL, NULL, NULL};
+    if (!opt) {
+        mf_options_default(&defaults);
+        opt = &defaults;
+    }
+    memset(res, 0, sizeof *res);
+    if (!s)
+        return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "no GPU solver");
+    const int32_t n = g->num_vertices, m = g->num_arcs;
+    CUDA_TRY(cudaSetDevice(s->device));
+    rc = mf_result_alloc(res, g, !opt->cut_only);
+    if (rc)
+        return mf_fail(err, rc, NULL, 0, "out of memory");
+    {
+        dev_state &d = s->d;
+        cudaStream_t st = s->stream;
         CUDA_TRY(cudaMemsetAsync(d.stamp, 0xff, ((size_t)n + 1) * 4, st));
         CUDA_TRY(cudaMemsetAsync(d.counters, 0, 8 * 4, st));
         CUDA_TRY(cudaMemsetAsync(d.value, 0, 8, st));
-        CUDA_TRY(cudaStreamSynchronize(st));
-        double t1 = mf_now();
-        res->stats.upload_seconds = t1 - t0;
 
         engine_cfg cfg;
         double avg_degree = 2.0 * m / (double)n;
@@ -835,7 +995,27 @@ extern "C" int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_option
         CUDA_TRY(cudaEventRecord(ev[0], st));
         int round = 0;
         saturate_source<<<s->sm_count * 4, 256, 0, st>>>(d, g->source);
-        rc = run_phase(s, cfg, g->sink, g->source, n, interval, &round, &res->stats, err);
+        if (deficits) {
+            rc = reverse_state(s, err);
+            if (rc == MF_OK)
+                rc = run_phase(s, cfg, g->sink, g->source, 1, n, interval, &round, &res->stats, err);
+            if (rc == MF_OK)
+                rc = reverse_state(s, err);
+            if (rc)
+                goto fail;
+            CUDA_TRY(cudaMemsetAsync(d.counters + 7, 0, 4, st));
+            any_deficit<<<s->sm_count * 8, 256, 0, st>>>(d, g->source, g->sink);
+            rc = read_counters(s, err);
+            if (rc)
+                goto fail;
+            if (s->host_counter[7]) {
+                rc = mf_fail(err, MF_ERR_INTERNAL, NULL, 0, "GPU warm re-solve: a deficit was left");
+                goto fail;
+            }
+            CUDA_TRY(cudaMemsetAsync(d.stamp, 0xff, ((size_t)n + 1) * 4, st));
+            round = 0;
+        }
+        rc = run_phase(s, cfg, g->sink, g->source, 0, n, interval, &round, &res->stats, err);
         if (rc)
             goto fail;
         /* the phase's last BFS from the sink left exact distances: its
@@ -844,7 +1024,7 @@ extern "C" int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_option
         sink_value<<<s->sm_count * 4, 256, 0, st>>>(d, g->sink);
         CUDA_TRY(cudaEventRecord(ev[1], st));
         if (opt->phase2) {
-            rc = run_phase(s, cfg, g->source, g->sink, n, interval, &round, &res->stats, err);
+            rc = run_phase(s, cfg, g->source, g->sink, 0, n, interval, &round, &res->stats, err);
             if (rc)
                 goto fail;
         }
@@ -894,5 +1074,20 @@ fail:
         if (ev[i])
             cudaEventDestroy(ev[i]);
     mf_result_free(res);
+    return rc;
+}
+
+extern "C" int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt,
+                            mf_result *res, mf_error *err)
+{
+    memset(res, 0, sizeof *res);
+    double t0 = mf_now();
+    int rc = mf_gpu_dyn_load(s, g, err);
+    if (rc)
+        return rc;
+    double t1 = mf_now();
+    rc = mf_gpu_dyn_solve(s, g, opt, 0, res, err);
+    if (rc == MF_OK)
+        res->stats.upload_seconds = t1 - t0;
     return rc;
 }

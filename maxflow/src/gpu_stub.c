@@ -38,3 +38,23 @@ int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt,
 }
 
 void mf_gpu_solver_destroy(mf_gpu_solver *s) { (void)s; }
+
+int mf_gpu_dyn_load(mf_gpu_solver *s, const mf_graph *g, mf_error *err)
+{
+    (void)s; (void)g;
+    return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
+}
+
+int mf_gpu_dyn_update(mf_gpu_solver *s, const mf_graph *g, int32_t count, const int32_t *changes,
+                      int *deficits, mf_error *err)
+{
+    (void)s; (void)g; (void)count; (void)changes; (void)deficits;
+    return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
+}
+
+int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt, int deficits,
+                     mf_result *res, mf_error *err)
+{
+    (void)s; (void)g; (void)opt; (void)deficits; (void)res;
+    return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
+}

@@ -113,6 +113,37 @@ int mf_graph_alloc(mf_graph *g, int32_t n, int32_t m)
     return MF_OK;
 }
 
+int mf_graph_copy(const mf_graph *src, mf_graph *dst)
+{
+    int rc = mf_graph_alloc(dst, src->num_vertices, src->num_arcs);
+    if (rc)
+        return rc;
+    size_t n1 = (size_t)src->num_vertices + 1, m = (size_t)src->num_arcs;
+    dst->source = src->source;
+    dst->sink = src->sink;
+    dst->flow_offset = src->flow_offset;
+    memcpy(dst->out_start, src->out_start, n1 * sizeof(int32_t));
+    memcpy(dst->in_start, src->in_start, n1 * sizeof(int32_t));
+    if (m) {
+        memcpy(dst->arc_head, src->arc_head, m * sizeof(int32_t));
+        memcpy(dst->arc_cap, src->arc_cap, m * sizeof(int32_t));
+        memcpy(dst->arc_rcap, src->arc_rcap, m * sizeof(int32_t));
+        memcpy(dst->in_arc, src->in_arc, m * sizeof(int32_t));
+        memcpy(dst->in_tail, src->in_tail, m * sizeof(int32_t));
+    }
+    if (src->input_map) {
+        size_t k = src->num_input_arcs ? (size_t)src->num_input_arcs : 1;
+        dst->input_map = malloc(k * sizeof(int32_t));
+        if (!dst->input_map) {
+            mf_graph_free(dst);
+            return MF_ERR_NOMEM;
+        }
+        memcpy(dst->input_map, src->input_map, (size_t)src->num_input_arcs * sizeof(int32_t));
+        dst->num_input_arcs = src->num_input_arcs;
+    }
+    return MF_OK;
+}
+
 void mf_graph_free(mf_graph *g)
 {
     free(g->out_start);

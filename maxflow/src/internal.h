@@ -77,6 +77,18 @@ void mf_residual_cut(const mf_residual *r, int32_t *queue, int32_t count, int32_
                      uint8_t *source_side);
 void mf_residual_free(mf_residual *r);
 
+/* GPU side of the warm re-solve (gpu_engine.cu; gpu_stub.c without CUDA).
+ * load uploads g and zeroes the flow state; update applies count capacity
+ * changes (stored arc, its tail and head, new cap and rcap; one entry per
+ * arc) to the device state and sets *deficits to 1 when a vertex other
+ * than a terminal was left with negative excess; solve runs from the
+ * device state (g gives the terminals, sizes and flow_offset). */
+int mf_gpu_dyn_load(mf_gpu_solver *s, const mf_graph *g, mf_error *err);
+int mf_gpu_dyn_update(mf_gpu_solver *s, const mf_graph *g, int32_t count, const int32_t *changes,
+                      int *deficits, mf_error *err);
+int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt, int deficits,
+                     mf_result *res, mf_error *err);
+
 /* splitmix64: small, fast, and identical on every platform. */
 static inline uint64_t mf_rng_next(uint64_t *state)
 {

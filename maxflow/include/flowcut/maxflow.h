@@ -117,6 +117,9 @@ int mf_graph_alloc(mf_graph *g, int32_t num_vertices, int32_t num_arcs);
 int mf_graph_finish(mf_graph *g, mf_error *err);
 void mf_graph_free(mf_graph *g);
 
+/* A deep copy of src (input_map included). */
+int mf_graph_copy(const mf_graph *src, mf_graph *dst);
+
 /* Tail of arc a, by binary search on out_start (O(log n)). */
 int32_t mf_arc_tail(const mf_graph *g, int32_t a);
 
@@ -155,6 +158,12 @@ typedef struct mf_stats {
     int64_t visits;             /* GPU: active-vertex visits over all rounds */
     double relabel_seconds;     /* GPU: time in global relabels */
     int engine_used;            /* MF_ENGINE_CPU or MF_ENGINE_GPU */
+    /* Warm re-solve (mf_dynamic): 1 when the solve started from the
+     * previous state, 0 for a cold solve (the first one, or a batch too
+     * heavy to be worth repairing); arcs changed in the batch and the
+     * vertices whose excess the changes turned into a deficit. */
+    int warm;
+    int64_t changed_arcs, deficits;
     char device_name[128];
 } mf_stats;
 
@@ -199,6 +208,55 @@ int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt,
 void mf_gpu_solver_destroy(mf_gpu_solver *s);
 /* 1 when this library was built with the CUDA engine. */
 int mf_gpu_compiled(void);
+
+/* ---------------------------------------------------------------------
+ * Warm re-solve after capacity changes (dynamic max-flow, after Kannappan,
+ * Kumar & Nasre, PVLDB 2026). The solver owns a copy of the graph and
+ * keeps the last maximum preflow (on the device for the GPU engine).
+ * Changes are queued with mf_dynamic_set_arc / _set_input_arc and applied
+ * by the next mf_dynamic_solve, which repairs the preflow locally: a
+ * capacity below the current flow clamps the flow, leaving an excess at
+ * one end and a deficit at the other; deficits are pulled back from the
+ * terminals or from stranded excess (a push phase on the reversed residual
+ * graph), then excess is pushed to the sink as usual. Labels come from a
+ * fresh BFS at each phase. Every solve returns the same value and the
+ * bit-identical canonical cut as a cold solve of the updated graph.
+ *
+ *   mf_dynamic *d;
+ *   mf_dynamic_create(&g, &opt, &d, &err);
+ *   mf_dynamic_solve(d, &res, &err);              // cold
+ *   mf_dynamic_set_arc(d, a, new_cap, new_rcap, &err);
+ *   mf_dynamic_solve(d, &res, &err);              // warm
+ *   mf_dynamic_destroy(d);
+ */
+typedef struct mf_dynamic mf_dynamic;
+
+/* opt: engine (AUTO: the GPU when usable and the graph fits), device,
+ * cut_only, phase2 (a valid flow in every result), cpu_algorithm (for the
+ * cold solve). The graph is copied; g may be freed after the call. */
+int mf_dynamic_create(const mf_graph *g, const mf_options *opt, mf_dynamic **out, mf_error *err);
+/* New capacities of stored arc a: cap along it, rcap against it (both
+ * >= 0, cap + rcap <= INT32_MAX). Applied at the next solve, in order. */
+int mf_dynamic_set_arc(mf_dynamic *d, int32_t a, int32_t cap, int32_t rcap, mf_error *err);
+/* New capacity of input arc i (0-based, in the order of the arc list the
+ * graph was built from); the other direction of a merged pair keeps its
+ * capacity. MF_ERR_INVALID for a dropped self-loop's arc (nothing to do:
+ * returns MF_OK) or an index out of range. */
+int mf_dynamic_set_input_arc(mf_dynamic *d, int32_t i, int32_t cap, mf_error *err);
+/* Adds delta to the flow already routed outside the arcs (pre-cancelled
+ * terminal capacity of grid networks). */
+void mf_dynamic_add_offset(mf_dynamic *d, int64_t delta);
+/* Solves: cold the first time, warm after. Heavy batches (more than
+ * cold_fraction of the arcs, mf_dynamic_set_cold_fraction) solve cold. */
+int mf_dynamic_solve(mf_dynamic *d, mf_result *res, mf_error *err);
+/* Fraction of the arcs above which a batch is solved cold (default 0.5;
+ * 2 or more: never cold; 0: always). */
+void mf_dynamic_set_cold_fraction(mf_dynamic *d, double fraction);
+/* The graph with every applied change (pending ones are not in it). */
+const mf_graph *mf_dynamic_graph(const mf_dynamic *d);
+/* MF_ENGINE_CPU or MF_ENGINE_GPU: the engine this solver runs on. */
+int mf_dynamic_engine(const mf_dynamic *d);
+void mf_dynamic_destroy(mf_dynamic *d);
 
 /* Canonical min cut from a maximum (pre)flow: backward BFS from the sink
  * over residual arcs; source_side[v] = 1 for vertices not reached. */

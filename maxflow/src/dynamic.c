@@ -1,0 +1,377 @@
+/* Warm re-solve after capacity changes: the persistent solver object.
+ * The CPU state is the push-relabel engine's residual graph and excess;
+ * the GPU state stays on the device (gpu_engine.cu). Both repair the
+ * preflow the same way (see maxflow.h). */
+#include "cpu_engines.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHANGE_FIELDS 5 /* arc, tail, head, cap, rcap */
+
+struct mf_dynamic {
+    mf_graph g;            /* current capacities */
+    mf_options opt;
+    int engine;            /* MF_ENGINE_CPU or MF_ENGINE_GPU */
+    int solved;            /* a maximum preflow of g exists in the state */
+    int loaded;            /* GPU: the device holds g at zero flow */
+    double cold_fraction;
+    /* pending changes, in order */
+    int32_t *pending;      /* CHANGE_FIELDS per change */
+    int64_t npending, pending_cap;
+    int32_t *last;         /* per arc: index of its latest pending change, or -1 */
+    int32_t *batch;        /* the batch, one entry per arc (GPU upload) */
+    mf_pr pr;              /* CPU state */
+    int pr_ready;
+    mf_gpu_solver *gpu;
+};
+
+void mf_dynamic_destroy(mf_dynamic *d)
+{
+    if (!d)
+        return;
+    if (d->pr_ready)
+        mf_pr_free(&d->pr);
+    mf_gpu_solver_destroy(d->gpu);
+    mf_graph_free(&d->g);
+    free(d->pending);
+    free(d->last);
+    free(d->batch);
+    free(d);
+}
+
+int mf_dynamic_create(const mf_graph *g, const mf_options *opt, mf_dynamic **out, mf_error *err)
+{
+    *out = NULL;
+    if (!g || g->num_vertices < 2 || g->source == g->sink)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "dynamic solver: invalid graph");
+    mf_dynamic *d = calloc(1, sizeof *d);
+    if (!d)
+        return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+    if (opt)
+        d->opt = *opt;
+    else
+        mf_options_default(&d->opt);
+    d->cold_fraction = 0.5;
+    int rc = mf_graph_copy(g, &d->g);
+    d->last = malloc(sizeof(int32_t) * ((size_t)g->num_arcs + 1));
+    if (rc || !d->last) {
+        mf_dynamic_destroy(d);
+        return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    for (int32_t a = 0; a < g->num_arcs; a++)
+        d->last[a] = -1;
+    d->engine = MF_ENGINE_CPU;
+    if (d->opt.engine != MF_ENGINE_CPU) {
+        int count = 0;
+        int have = mf_gpu_compiled() && mf_gpu_available(&count) == MF_OK && count > 0;
+        if (!have && d->opt.engine == MF_ENGINE_GPU) {
+            mf_dynamic_destroy(d);
+            return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0,
+                           mf_gpu_compiled() ? "no CUDA device is available"
+                                             : "this build has no CUDA support");
+        }
+        if (have) {
+            rc = mf_gpu_solver_create(d->opt.device, &d->gpu, err);
+            if (rc == MF_OK)
+                rc = mf_gpu_dyn_load(d->gpu, &d->g, err);
+            if (rc == MF_OK) {
+                d->engine = MF_ENGINE_GPU;
+                d->loaded = 1;
+            } else if (rc == MF_ERR_DEVICE_MEMORY && d->opt.engine == MF_ENGINE_AUTO) {
+                mf_gpu_solver_destroy(d->gpu); /* too large for the device: the CPU */
+                d->gpu = NULL;
+            } else {
+                mf_dynamic_destroy(d);
+                return rc;
+            }
+        }
+    }
+    *out = d;
+    return MF_OK;
+}
+
+int mf_dynamic_set_arc(mf_dynamic *d, int32_t a, int32_t cap, int32_t rcap, mf_error *err)
+{
+    if (a < 0 || a >= d->g.num_arcs)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "arc %d does not exist (%d arcs)", a + 1,
+                       d->g.num_arcs);
+    if (cap < 0 || rcap < 0 || (int64_t)cap + rcap > INT32_MAX)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0,
+                       "capacities %d and %d of arc %d: each must be >= 0 and their sum at most %d",
+                       cap, rcap, a + 1, INT32_MAX);
+    if (d->npending == d->pending_cap) {
+        int64_t cap2 = d->pending_cap ? 2 * d->pending_cap : 1024;
+        if (cap2 > (INT32_MAX / CHANGE_FIELDS))
+            return mf_fail(err, MF_ERR_TOO_LARGE, NULL, 0, "too many pending changes");
+        int32_t *p = realloc(d->pending, sizeof(int32_t) * CHANGE_FIELDS * (size_t)cap2);
+        if (!p)
+            return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+        d->pending = p;
+        d->pending_cap = cap2;
+    }
+    int32_t *c = d->pending + CHANGE_FIELDS * d->npending;
+    c[0] = a;
+    c[1] = -1; /* tail: found when the batch is applied */
+    c[2] = d->g.arc_head[a];
+    c[3] = cap;
+    c[4] = rcap;
+    d->last[a] = (int32_t)d->npending++;
+    return MF_OK;
+}
+
+int mf_dynamic_set_input_arc(mf_dynamic *d, int32_t i, int32_t cap, mf_error *err)
+{
+    const mf_graph *g = &d->g;
+    if (!g->input_map || i < 0 || i >= g->num_input_arcs)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "input arc %d does not exist (%d arcs)", i + 1,
+                       g->input_map ? g->num_input_arcs : 0);
+    if (g->input_map[i] < 0)
+        return MF_OK; /* a self-loop: it was dropped and carries nothing */
+    int32_t a = g->input_map[i] >> 1;
+    /* the latest value of the other direction, pending changes included */
+    int32_t c = g->arc_cap[a], rc = g->arc_rcap[a];
+    if (d->last[a] >= 0) {
+        c = d->pending[CHANGE_FIELDS * (int64_t)d->last[a] + 3];
+        rc = d->pending[CHANGE_FIELDS * (int64_t)d->last[a] + 4];
+    }
+    int against = g->input_map[i] & 1;
+    return against ? mf_dynamic_set_arc(d, a, c, cap, err) : mf_dynamic_set_arc(d, a, cap, rc, err);
+}
+
+void mf_dynamic_add_offset(mf_dynamic *d, int64_t delta) { d->g.flow_offset += delta; }
+
+void mf_dynamic_set_cold_fraction(mf_dynamic *d, double fraction) { d->cold_fraction = fraction; }
+
+const mf_graph *mf_dynamic_graph(const mf_dynamic *d) { return &d->g; }
+
+int mf_dynamic_engine(const mf_dynamic *d) { return d->engine; }
+
+/* Keeps the latest change of every arc (in arc order of first appearance)
+ * in d->batch and writes the new capacities into d->g. Returns the count. */
+static int64_t collect_batch(mf_dynamic *d, int *oom)
+{
+    *oom = 0;
+    if (!d->npending)
+        return 0;
+    free(d->batch);
+    d->batch = malloc(sizeof(int32_t) * CHANGE_FIELDS * (size_t)d->npending);
+    if (!d->batch) {
+        *oom = 1;
+        return 0;
+    }
+    for (int64_t k = 0; k < d->npending; k++)
+        d->last[d->pending[CHANGE_FIELDS * k]] = (int32_t)k;
+    int64_t count = 0;
+    for (int64_t k = 0; k < d->npending; k++) {
+        const int32_t *c = d->pending + CHANGE_FIELDS * k;
+        if (d->last[c[0]] != k)
+            continue; /* a later change of the same arc wins */
+        int32_t *b = d->batch + CHANGE_FIELDS * count++;
+        memcpy(b, c, sizeof(int32_t) * CHANGE_FIELDS);
+        b[1] = mf_arc_tail(&d->g, c[0]);
+    }
+    for (int64_t k = 0; k < d->npending; k++)
+        d->last[d->pending[CHANGE_FIELDS * k]] = -1;
+    d->npending = 0;
+    return count;
+}
+
+/* Applies one change to the CPU residual graph: the flow is clamped into
+ * the new bounds and what no longer fits stays as excess at one end and
+ * deficit at the other. */
+static void cpu_apply(mf_dynamic *d, const int32_t *c)
+{
+    mf_pr *e = &d->pr;
+    const mf_graph *g = &d->g;
+    int32_t a = c[0], u = c[1], v = c[2], cap = c[3], rcap = c[4];
+    int32_t pos = mf_residual_forward(&e->resid, g, u, a);
+    int32_t q = e->arcs[pos].sister;
+    int32_t f = g->arc_cap[a] - e->arcs[pos].res; /* g still has the old cap */
+    int32_t f2 = f > cap ? cap : f < -rcap ? -rcap : f;
+    e->excess[u] += (int64_t)f - f2;
+    e->excess[v] -= (int64_t)f - f2;
+    e->arcs[pos].res = cap - f2;
+    e->arcs[pos].rres = rcap + f2;
+    e->arcs[q].res = rcap + f2;
+    e->arcs[q].rres = cap - f2;
+}
+
+/* Loads the flows of a finished solve into a fresh push-relabel state. */
+static void cpu_load_flows(mf_dynamic *d, const int32_t *flow)
+{
+    mf_pr *e = &d->pr;
+    const mf_graph *g = &d->g;
+    for (int32_t u = 0; u < g->num_vertices; u++)
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t pos = mf_residual_forward(&e->resid, g, u, a);
+            if (flow[a]) {
+                mf_rarc_push(e->arcs, pos, flow[a]);
+                e->excess[u] -= flow[a];
+                e->excess[g->arc_head[a]] += flow[a];
+            }
+        }
+}
+
+/* Writes the value, cut and (unless cut_only) flows of the CPU state. */
+static int cpu_result(mf_dynamic *d, int64_t value, mf_result *res)
+{
+    mf_pr *e = &d->pr;
+    const mf_graph *g = &d->g;
+    int rc = mf_result_alloc(res, g, !d->opt.cut_only);
+    if (rc)
+        return rc;
+    res->flow_value = value;
+    if (res->flow)
+        for (int32_t u = 0; u < g->num_vertices; u++)
+            for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++)
+                res->flow[a] = g->arc_cap[a] - e->arcs[mf_residual_forward(&e->resid, g, u, a)].res;
+    memset(res->source_side, 1, (size_t)g->num_vertices);
+    res->source_side[g->sink] = 0;
+    e->queue[0] = g->sink;
+    mf_residual_cut(&e->resid, e->queue, 1, -1, res->source_side);
+    return MF_OK;
+}
+
+static int cpu_solve(mf_dynamic *d, int64_t nbatch, int cold, mf_result *res, mf_error *err)
+{
+    mf_graph *g = &d->g;
+    const int32_t s = g->source, t = g->sink;
+    int rc;
+    double t0 = mf_now();
+    int64_t deficits = 0;
+    if (cold) {
+        for (int64_t k = 0; k < nbatch; k++) {
+            const int32_t *c = d->batch + CHANGE_FIELDS * k;
+            g->arc_cap[c[0]] = c[3];
+            g->arc_rcap[c[0]] = c[4];
+        }
+        if (d->pr_ready)
+            mf_pr_free(&d->pr);
+        d->pr_ready = 0;
+        rc = mf_pr_init(&d->pr, g);
+        if (rc) {
+            mf_pr_free(&d->pr);
+            return mf_fail(err, rc, NULL, 0, "CPU engine: %s", mf_strerror(rc));
+        }
+        d->pr_ready = 1;
+        mf_cpu_algorithm alg = d->opt.cpu_algorithm;
+        if (alg == MF_CPU_AUTO) {
+            /* the same rule as mf_solve_cpu: BK on mid-sized graphs */
+            alg = g->num_vertices >= 350000 && g->num_vertices < 6000000 ? MF_CPU_BK
+                                                                          : MF_CPU_PUSH_RELABEL;
+        }
+        if (alg == MF_CPU_BK) {
+            mf_options o = d->opt;
+            o.cut_only = 0;
+            mf_result r;
+            rc = mf_bk(g, &o, &r, err);
+            if (rc)
+                return rc;
+            cpu_load_flows(d, r.flow);
+            mf_result_free(&r);
+        }
+    } else {
+        for (int64_t k = 0; k < nbatch; k++) {
+            const int32_t *c = d->batch + CHANGE_FIELDS * k;
+            cpu_apply(d, c);
+            g->arc_cap[c[0]] = c[3];
+            g->arc_rcap[c[0]] = c[4];
+        }
+        for (int64_t k = 0; k < nbatch; k++)
+            for (int j = 1; j <= 2; j++) {
+                int32_t v = d->batch[CHANGE_FIELDS * k + j];
+                deficits += v != s && v != t && d->pr.excess[v] < 0;
+            }
+    }
+    mf_pr *e = &d->pr;
+    e->pushes = e->relabels = e->global_relabels = 0;
+    /* grown source arcs: their new room goes out at once, as in a cold start */
+    mf_pr_saturate(e, s);
+    if (deficits) {
+        mf_pr_reverse(e);
+        mf_pr_run_phase(e, t, s, 1);
+        mf_pr_reverse(e);
+        for (int32_t v = 0; v < e->n; v++)
+            if (v != s && v != t && e->excess[v] < 0)
+                return mf_fail(err, MF_ERR_INTERNAL, NULL, 0,
+                               "warm re-solve: deficit left at vertex %d", v + 1);
+    }
+    mf_pr_run_phase(e, t, s, 0);
+    double t1 = mf_now();
+    int64_t value = e->excess[t] + g->flow_offset;
+    if (d->opt.phase2) {
+        mf_pr_run_phase(e, s, t, 0);
+        for (int32_t v = 0; v < e->n; v++)
+            if (v != s && v != t && e->excess[v] != 0)
+                return mf_fail(err, MF_ERR_INTERNAL, NULL, 0,
+                               "CPU engine: excess left at vertex %d after phase 2", v + 1);
+    }
+    double t2 = mf_now();
+    rc = cpu_result(d, value, res);
+    if (rc)
+        return mf_fail(err, rc, NULL, 0, "out of memory");
+    res->stats.phase1_seconds = t1 - t0;
+    res->stats.phase2_seconds = t2 - t1;
+    res->stats.solve_seconds = t2 - t0;
+    res->stats.pushes = e->pushes;
+    res->stats.relabels = e->relabels;
+    res->stats.global_relabels = e->global_relabels;
+    res->stats.deficits = deficits;
+    snprintf(res->stats.device_name, sizeof res->stats.device_name, "CPU");
+    return MF_OK;
+}
+
+static int gpu_solve(mf_dynamic *d, int64_t nbatch, int cold, mf_result *res, mf_error *err)
+{
+    mf_graph *g = &d->g;
+    int rc = MF_OK, deficits = 0;
+    double t0 = mf_now();
+    if (cold) {
+        for (int64_t k = 0; k < nbatch; k++) {
+            const int32_t *c = d->batch + CHANGE_FIELDS * k;
+            g->arc_cap[c[0]] = c[3];
+            g->arc_rcap[c[0]] = c[4];
+        }
+        if (!d->loaded || nbatch)
+            rc = mf_gpu_dyn_load(d->gpu, g, err);
+        d->loaded = 0;
+    } else if (nbatch) {
+        rc = mf_gpu_dyn_update(d->gpu, g, (int32_t)nbatch, d->batch, &deficits, err);
+        for (int64_t k = 0; k < nbatch; k++) {
+            const int32_t *c = d->batch + CHANGE_FIELDS * k;
+            g->arc_cap[c[0]] = c[3];
+            g->arc_rcap[c[0]] = c[4];
+        }
+    }
+    double t1 = mf_now();
+    if (rc == MF_OK)
+        rc = mf_gpu_dyn_solve(d->gpu, g, &d->opt, deficits, res, err);
+    if (rc == MF_OK) {
+        res->stats.upload_seconds += t1 - t0;
+        res->stats.deficits = deficits;
+    }
+    return rc;
+}
+
+int mf_dynamic_solve(mf_dynamic *d, mf_result *res, mf_error *err)
+{
+    memset(res, 0, sizeof *res);
+    int oom = 0;
+    int64_t nbatch = collect_batch(d, &oom);
+    if (oom)
+        return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+    int cold = !d->solved || (double)nbatch > d->cold_fraction * (double)d->g.num_arcs;
+    d->solved = 0; /* until this solve succeeds */
+    int rc = d->engine == MF_ENGINE_GPU ? gpu_solve(d, nbatch, cold, res, err)
+                                        : cpu_solve(d, nbatch, cold, res, err);
+    if (rc) {
+        mf_result_free(res);
+        return rc;
+    }
+    d->solved = 1;
+    res->stats.warm = !cold;
+    res->stats.changed_arcs = nbatch;
+    res->stats.engine_used = d->engine;
+    return MF_OK;
+}
