@@ -32,6 +32,9 @@ static void usage(FILE *f)
             "  --time            print parse, build and solve times on stderr\n"
             "  --json            print one JSON object instead of DIMACS lines\n"
             "  --no-merge        keep antiparallel arcs as separate stored arcs\n"
+            "  --updates FILE    after the solve, apply each batch of capacity changes in FILE\n"
+            "                    ('b' starts a batch, 'u K CAP' sets input arc K to CAP) and\n"
+            "                    re-solve warm from the previous flow: one 's' line per batch\n"
             "  -f, --force       overwrite an existing --cut file\n"
             "  -q, --quiet       no notices on stderr\n"
             "  -h, --help\n");
@@ -55,9 +58,86 @@ static int write_cut(const char *path, int force, const mf_graph *g, const uint8
     return 0;
 }
 
+typedef struct report_opts {
+    int want_flow, verify, show_time, json, updates;
+} report_opts;
+
+/* Prints one solve: 's VALUE' (and flows), or a JSON object; batch is -1
+ * without --updates, 0 for the first solve and k for batch k. Returns 0,
+ * or -1 after printing why (verification failed, stdout unwritable). */
+static int report(const char *path, const mf_arclist *list, const mf_graph *g, const mf_result *res,
+                  const report_opts *ro, int batch, double parse_s, double build_s, double solve_s)
+{
+    mf_error err = {0};
+    char msg[768];
+    int verified = 0;
+    if (ro->verify) {
+        if (mf_verify(g, res, ro->want_flow, &err)) {
+            mf_error_format(&err, msg, sizeof msg);
+            if (batch > 0)
+                DISPLAYLEVEL(1, "flowcut: %s: batch %d: verification FAILED: %s\n", path, batch, msg);
+            else
+                DISPLAYLEVEL(1, "flowcut: %s: verification FAILED: %s\n", path, msg);
+            return -1;
+        }
+        verified = 1;
+    }
+    if (ro->json) {
+        int64_t cut_size = 0;
+        for (int32_t v = 0; v < g->num_vertices; v++)
+            cut_size += res->source_side[v];
+        printf("{\"file\": ");
+        json_string(stdout, path);
+        if (batch >= 0)
+            printf(", \"batch\": %d, \"warm\": %s, \"changed_arcs\": %lld, \"deficits\": %lld", batch,
+                   res->stats.warm ? "true" : "false", (long long)res->stats.changed_arcs,
+                   (long long)res->stats.deficits);
+        printf(", \"vertices\": %d, \"arcs\": %d, \"flow\": %lld, \"engine\": \"%s\", \"device\": ",
+               list->num_vertices, list->num_arcs, (long long)res->flow_value,
+               res->stats.engine_used == MF_ENGINE_GPU ? "gpu" : "cpu");
+        json_string(stdout, res->stats.device_name);
+        printf(", \"source_side\": %lld, \"verified\": %s", (long long)cut_size,
+               ro->verify ? (verified ? "true" : "false") : "null");
+        printf(", \"times\": {\"parse\": %.6f, \"build\": %.6f, \"solve\": %.6f, \"engine\": %.6f, "
+               "\"upload\": %.6f, \"phase1\": %.6f, \"phase2\": %.6f}",
+               parse_s, build_s, solve_s, res->stats.solve_seconds, res->stats.upload_seconds,
+               res->stats.phase1_seconds, res->stats.phase2_seconds);
+        if (ro->want_flow) {
+            printf(", \"arc_flows\": [");
+            for (int32_t i = 0; i < list->num_arcs; i++)
+                printf(i ? ", %d" : "%d", mf_input_arc_flow(g, res->flow, i));
+            printf("]");
+        }
+        printf("}\n");
+    } else {
+        printf("s %lld\n", (long long)res->flow_value);
+        if (ro->want_flow) {
+            for (int32_t i = 0; i < list->num_arcs; i++)
+                printf("f %d %d %d\n", list->tail[i] + 1, list->head[i] + 1,
+                       mf_input_arc_flow(g, res->flow, i));
+        }
+    }
+    if (fflush(stdout) != 0) {
+        DISPLAYLEVEL(1, "flowcut: cannot write the solution\n");
+        return -1;
+    }
+    if (ro->show_time) {
+        const char *eng = res->stats.engine_used == MF_ENGINE_GPU ? "gpu" : "cpu";
+        if (batch > 0)
+            DISPLAYLEVEL(1, "time: batch %d: %s %.6f s, %lld arcs changed (%s engine %.6f s, %lld deficits)\n",
+                         batch, res->stats.warm ? "warm" : "cold", solve_s, (long long)res->stats.changed_arcs,
+                         eng, res->stats.solve_seconds, (long long)res->stats.deficits);
+        else
+            DISPLAYLEVEL(1, "time: parse %.3f s, build %.3f s, solve %.3f s (%s engine %.3f s, phase 1 %.3f s, phase 2 %.3f s)\n",
+                         parse_s, build_s, solve_s, eng, res->stats.solve_seconds, res->stats.phase1_seconds,
+                         res->stats.phase2_seconds);
+    }
+    return 0;
+}
+
 int cmd_maxflow(int argc, char **argv)
 {
-    enum { O_FLOW = 256, O_CUT, O_ENGINE, O_VERIFY, O_TIME, O_JSON, O_NOMERGE, O_DEVICE, O_CPUALG };
+    enum { O_FLOW = 256, O_CUT, O_ENGINE, O_VERIFY, O_TIME, O_JSON, O_NOMERGE, O_DEVICE, O_CPUALG, O_UPDATES };
     static const struct option longopts[] = {
         {"flow", no_argument, NULL, O_FLOW},     {"cut", required_argument, NULL, O_CUT},
         {"engine", required_argument, NULL, O_ENGINE},
@@ -65,10 +145,11 @@ int cmd_maxflow(int argc, char **argv)
         {"device", required_argument, NULL, O_DEVICE},
         {"verify", no_argument, NULL, O_VERIFY}, {"time", no_argument, NULL, O_TIME},
         {"json", no_argument, NULL, O_JSON},     {"no-merge", no_argument, NULL, O_NOMERGE},
+        {"updates", required_argument, NULL, O_UPDATES},
         {"force", no_argument, NULL, 'f'},       {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
     int want_flow = 0, verify = 0, show_time = 0, json = 0, force = 0, merge = 1;
-    const char *cut_path = NULL;
+    const char *cut_path = NULL, *updates_path = NULL;
     mf_options opt;
     mf_options_default(&opt);
     optind = 1;
@@ -103,6 +184,7 @@ int cmd_maxflow(int argc, char **argv)
         case O_TIME: show_time = 1; break;
         case O_JSON: json = 1; break;
         case O_NOMERGE: merge = 0; break;
+        case O_UPDATES: updates_path = optarg; break;
         case 'f': force = 1; break;
         case 'q': g_display_level = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
@@ -120,20 +202,35 @@ int cmd_maxflow(int argc, char **argv)
     const char *path = argv[optind];
     opt.phase2 = want_flow;
 
+    if (updates_path && !strcmp(path, "-") && !strcmp(updates_path, "-")) {
+        DISPLAYLEVEL(1, "flowcut maxflow: the problem and --updates cannot both be standard input\n");
+        return EXIT_USAGE;
+    }
+    report_opts ro = {want_flow, verify, show_time, json, updates_path != NULL};
+
     mf_arclist list;
     mf_graph g;
+    mf_updates upd;
+    mf_dynamic *dyn = NULL;
     mf_result res;
     mf_error err = {0};
     char msg[768];
     int status = EXIT_FAIL;
     memset(&g, 0, sizeof g);
     memset(&res, 0, sizeof res);
+    memset(&upd, 0, sizeof upd);
 
     double t0 = now();
     if (mf_read_dimacs(path, &list, &err)) {
         mf_error_format(&err, msg, sizeof msg);
         DISPLAYLEVEL(1, "flowcut: %s\n", msg);
         return EXIT_FAIL;
+    }
+    /* the whole update file is checked before anything is solved or printed */
+    if (updates_path && mf_read_updates(updates_path, list.num_arcs, &upd, &err)) {
+        mf_error_format(&err, msg, sizeof msg);
+        DISPLAYLEVEL(1, "flowcut: %s\n", msg);
+        goto done;
     }
     double t1 = now();
     mf_build_options bopt = {merge};
@@ -143,7 +240,10 @@ int cmd_maxflow(int argc, char **argv)
         goto done;
     }
     double t2 = now();
-    if (mf_solve(&g, &opt, &res, &err)) {
+    int rc = updates_path ? mf_dynamic_create(&g, &opt, &dyn, &err) : MF_OK;
+    if (rc == MF_OK)
+        rc = dyn ? mf_dynamic_solve(dyn, &res, &err) : mf_solve(&g, &opt, &res, &err);
+    if (rc) {
         mf_error_format(&err, msg, sizeof msg);
         DISPLAYLEVEL(1, "flowcut: %s: %s\n", path, msg);
         goto done;
@@ -154,58 +254,32 @@ int cmd_maxflow(int argc, char **argv)
         if (mf_gpu_available(&count) == MF_OK && count > 0)
             DISPLAYLEVEL(2, "flowcut: notice: the graph does not fit in device memory; solved on the CPU\n");
     }
-    int verified = 0;
-    if (verify) {
-        if (mf_verify(&g, &res, want_flow, &err)) {
+    if (report(path, &list, &g, &res, &ro, dyn ? 0 : -1, t1 - t0, t2 - t1, t3 - t2))
+        goto done;
+    for (int32_t b = 0; b < upd.num_batches; b++) {
+        for (int64_t k = upd.batch_start[b]; k < upd.batch_start[b + 1]; k++)
+            if (mf_dynamic_set_input_arc(dyn, upd.arc[k], upd.cap[k], &err)) {
+                mf_error_format(&err, msg, sizeof msg);
+                DISPLAYLEVEL(1, "flowcut: %s: batch %d: %s\n", updates_path, b + 1, msg);
+                goto done;
+            }
+        mf_result_free(&res);
+        double tb = now();
+        if (mf_dynamic_solve(dyn, &res, &err)) {
             mf_error_format(&err, msg, sizeof msg);
-            DISPLAYLEVEL(1, "flowcut: %s: verification FAILED: %s\n", path, msg);
+            DISPLAYLEVEL(1, "flowcut: %s: batch %d: %s\n", updates_path, b + 1, msg);
             goto done;
         }
-        verified = 1;
+        double te = now();
+        if (report(path, &list, mf_dynamic_graph(dyn), &res, &ro, b + 1, 0, 0, te - tb))
+            goto done;
     }
     if (cut_path && write_cut(cut_path, force, &g, res.source_side))
         goto done;
-    if (json) {
-        int64_t cut_size = 0;
-        for (int32_t v = 0; v < g.num_vertices; v++)
-            cut_size += res.source_side[v];
-        printf("{\"file\": ");
-        json_string(stdout, path);
-        printf(", \"vertices\": %d, \"arcs\": %d, \"flow\": %lld, \"engine\": \"%s\", \"device\": ",
-               list.num_vertices, list.num_arcs, (long long)res.flow_value,
-               res.stats.engine_used == MF_ENGINE_GPU ? "gpu" : "cpu");
-        json_string(stdout, res.stats.device_name);
-        printf(", \"source_side\": %lld, \"verified\": %s", (long long)cut_size,
-               verify ? (verified ? "true" : "false") : "null");
-        printf(", \"times\": {\"parse\": %.6f, \"build\": %.6f, \"solve\": %.6f, \"engine\": %.6f, "
-               "\"upload\": %.6f, \"phase1\": %.6f, \"phase2\": %.6f}",
-               t1 - t0, t2 - t1, t3 - t2, res.stats.solve_seconds, res.stats.upload_seconds,
-               res.stats.phase1_seconds, res.stats.phase2_seconds);
-        if (want_flow) {
-            printf(", \"arc_flows\": [");
-            for (int32_t i = 0; i < list.num_arcs; i++)
-                printf(i ? ", %d" : "%d", mf_input_arc_flow(&g, res.flow, i));
-            printf("]");
-        }
-        printf("}\n");
-    } else {
-        printf("s %lld\n", (long long)res.flow_value);
-        if (want_flow) {
-            for (int32_t i = 0; i < list.num_arcs; i++)
-                printf("f %d %d %d\n", list.tail[i] + 1, list.head[i] + 1,
-                       mf_input_arc_flow(&g, res.flow, i));
-        }
-    }
-    if (fflush(stdout) != 0) {
-        DISPLAYLEVEL(1, "flowcut: cannot write the solution\n");
-        goto done;
-    }
-    if (show_time)
-        DISPLAYLEVEL(1, "time: parse %.3f s, build %.3f s, solve %.3f s (%s engine %.3f s, phase 1 %.3f s, phase 2 %.3f s)\n",
-                     t1 - t0, t2 - t1, t3 - t2, res.stats.engine_used == MF_ENGINE_GPU ? "gpu" : "cpu",
-                     res.stats.solve_seconds, res.stats.phase1_seconds, res.stats.phase2_seconds);
     status = EXIT_OK;
 done:
+    mf_dynamic_destroy(dyn);
+    mf_updates_free(&upd);
     mf_result_free(&res);
     mf_graph_free(&g);
     mf_arclist_free(&list);

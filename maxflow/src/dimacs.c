@@ -261,15 +261,18 @@ fail:
     return rc;
 }
 
-int mf_read_dimacs(const char *path, mf_arclist *out, mf_error *err)
+/* Reads a whole file ("-": standard input) into *buf. */
+static int read_all(const char *path, char **buf_out, size_t *len_out, const char **name_out, mf_error *err)
 {
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     char *buf = NULL;
     size_t len = 0, cap = 0;
-    int rc;
-    memset(out, 0, sizeof *out);
+    int rc = MF_OK;
+    *buf_out = NULL;
+    *len_out = 0;
+    *name_out = name;
     if (!f)
         return mf_fail(err, MF_ERR_IO, name, 0, "cannot open: %s", strerror(errno));
     for (;;) {
@@ -293,11 +296,148 @@ int mf_read_dimacs(const char *path, mf_arclist *out, mf_error *err)
             break;
         }
     }
-    rc = mf_parse_dimacs(buf, len, name, out, err);
 done:
-    free(buf);
     if (!is_stdin)
         fclose(f);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    *buf_out = buf;
+    *len_out = len;
+    return MF_OK;
+}
+
+int mf_read_dimacs(const char *path, mf_arclist *out, mf_error *err)
+{
+    char *buf;
+    size_t len;
+    const char *name;
+    memset(out, 0, sizeof *out);
+    int rc = read_all(path, &buf, &len, &name, err);
+    if (rc)
+        return rc;
+    rc = mf_parse_dimacs(buf, len, name, out, err);
+    free(buf);
+    return rc;
+}
+
+void mf_updates_free(mf_updates *u)
+{
+    free(u->batch_start);
+    free(u->arc);
+    free(u->cap);
+    memset(u, 0, sizeof *u);
+}
+
+/* Appends to a growable int32/int64 array pair; 0 or MF_ERR_NOMEM. */
+static int grow(void **p, int64_t *cap, int64_t need, size_t elem)
+{
+    if (need <= *cap)
+        return MF_OK;
+    int64_t c = *cap ? *cap * 2 : 256;
+    while (c < need)
+        c *= 2;
+    void *t = realloc(*p, (size_t)c * elem);
+    if (!t)
+        return MF_ERR_NOMEM;
+    *p = t;
+    *cap = c;
+    return MF_OK;
+}
+
+int mf_parse_updates(const char *text, size_t length, const char *name, int32_t num_arcs, mf_updates *out,
+                     mf_error *err)
+{
+    cursor c = {text, text + length, name ? name : "<input>", 0, err};
+    int64_t batch_cap = 0, change_cap = 0, cap2 = 0;
+    int rc = MF_OK;
+    memset(out, 0, sizeof *out);
+    if (grow((void **)&out->batch_start, &batch_cap, 1, sizeof(int64_t)))
+        goto nomem;
+    out->batch_start[0] = 0;
+    while (c.p < c.end) {
+        c.line++;
+        skip_blanks(&c);
+        char kind = at_eol(&c) ? '\n' : *c.p;
+        if (kind != '\n')
+            c.p++;
+        if (kind != '\n' && kind != 'c' && c.p < c.end && !is_blank(*c.p) && *c.p != '\n') {
+            rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "unknown line type");
+            goto fail;
+        }
+        switch (kind) {
+        case '\n':
+            break;
+        case 'c':
+            while (c.p < c.end && *c.p != '\n')
+                c.p++;
+            break;
+        case 'b':
+            if (!end_of_line(&c)) {
+                rc = MF_ERR_PARSE;
+                goto fail;
+            }
+            if (grow((void **)&out->batch_start, &batch_cap, (int64_t)out->num_batches + 2, sizeof(int64_t)))
+                goto nomem;
+            out->num_batches++;
+            out->batch_start[out->num_batches] = out->count;
+            break;
+        case 'u': {
+            int64_t k, cap;
+            if (!out->num_batches) {
+                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "update line before the first batch line 'b'");
+                goto fail;
+            }
+            if (!field_int(&c, "arc number", &k) || !field_int(&c, "capacity", &cap) || !end_of_line(&c)) {
+                rc = MF_ERR_PARSE;
+                goto fail;
+            }
+            if (k < 1 || k > num_arcs) {
+                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "arc number %lld out of range 1..%d",
+                             (long long)k, num_arcs);
+                goto fail;
+            }
+            if (cap < 0 || cap > INT32_MAX) {
+                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "capacity %lld outside 0..%d", (long long)cap,
+                             INT32_MAX);
+                goto fail;
+            }
+            if (grow((void **)&out->arc, &change_cap, out->count + 1, sizeof(int32_t)) ||
+                grow((void **)&out->cap, &cap2, out->count + 1, sizeof(int32_t)))
+                goto nomem;
+            out->arc[out->count] = (int32_t)(k - 1);
+            out->cap[out->count] = (int32_t)cap;
+            out->count++;
+            out->batch_start[out->num_batches] = out->count;
+            break;
+        }
+        default:
+            rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "unknown line type '%c'", kind);
+            goto fail;
+        }
+        if (c.p < c.end && *c.p == '\n')
+            c.p++;
+    }
+    return MF_OK;
+nomem:
+    rc = mf_fail(err, MF_ERR_NOMEM, c.name, c.line, "out of memory");
+fail:
+    mf_updates_free(out);
+    return rc;
+}
+
+int mf_read_updates(const char *path, int32_t num_arcs, mf_updates *out, mf_error *err)
+{
+    char *buf;
+    size_t len;
+    const char *name;
+    memset(out, 0, sizeof *out);
+    int rc = read_all(path, &buf, &len, &name, err);
+    if (rc)
+        return rc;
+    rc = mf_parse_updates(buf, len, name, num_arcs, out, err);
+    free(buf);
     return rc;
 }
 

@@ -73,6 +73,51 @@ expect_stderr "unk.max:4: unknown line type" "unknown line message"
 expect_exit 1 "missing file" -- "$FLOWCUT" maxflow "$TMPD/none.max"
 expect_stderr "none.max: cannot open" "missing file message"
 
+# --updates: every batch's value equals a cold solve of the rewritten problem
+for file in max_flow.dat max_flow4.dat max_flow6.dat gl1.max wlm3.max; do
+    for engine in cpu auto; do
+        rm -rf "$TMPD/upd" && mkdir "$TMPD/upd"
+        python3 "$HERE/updates_tool.py" "$DATA/$file" "$TMPD/upd/u.txt" "$TMPD/upd" 9 7 || fail "updates_tool $file"
+        "$FLOWCUT" maxflow --verify --engine $engine "$DATA/$file" >"$TMPD/upd/want" 2>"$TMPD/err"
+        for b in 1 2 3 4 5 6 7 8 9; do
+            "$FLOWCUT" maxflow --verify --engine cpu "$TMPD/upd/batch$b.max" >>"$TMPD/upd/want" 2>>"$TMPD/err"
+        done
+        expect_exit 0 "updates $file $engine" -- "$FLOWCUT" maxflow --verify --engine $engine --updates "$TMPD/upd/u.txt" "$DATA/$file"
+        expect_same "$TMPD/out" "$TMPD/upd/want" "updates $file $engine: values per batch"
+    done
+done
+# flows after each batch are valid flows; the cut file is the last batch's
+python3 "$HERE/updates_tool.py" "$DATA/max_flow6.dat" "$TMPD/u6.txt" "$TMPD" 4 11
+expect_exit 0 "updates --flow" -- "$FLOWCUT" maxflow --verify --flow --updates "$TMPD/u6.txt" --cut "$TMPD/ucut" -f "$DATA/max_flow6.dat"
+[ "$(grep -c '^s ' "$TMPD/out")" -eq 5 ] && pass || fail "updates --flow: 5 s lines"
+"$FLOWCUT" maxflow --cut "$TMPD/ucut4" -f "$TMPD/batch4.max" >/dev/null
+expect_same "$TMPD/ucut" "$TMPD/ucut4" "updates: cut of the last batch"
+expect_exit 0 "updates json" -- "$FLOWCUT" maxflow --json --updates "$TMPD/u6.txt" "$DATA/max_flow6.dat"
+[ "$(grep -c '"warm": true' "$TMPD/out")" -eq 4 ] && pass || fail "updates json: 4 warm batches"
+python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMPD/out" && pass || fail "updates json lines do not parse"
+expect_exit 0 "updates time" -- "$FLOWCUT" maxflow --time --updates "$TMPD/u6.txt" "$DATA/max_flow6.dat"
+expect_stderr '^time: batch 4: warm' "updates time line"
+# bad update files: FILE:LINE: message, exit 1, nothing printed
+printf 'c x\nb\nu 1 5\nu 99 3\n' >"$TMPD/bad1.txt"
+printf 'u 1 5\n' >"$TMPD/bad2.txt"
+printf 'b\nu 1 -5\n' >"$TMPD/bad3.txt"
+printf 'b\nu 1\n' >"$TMPD/bad4.txt"
+printf 'b\nu 1 2 3\n' >"$TMPD/bad5.txt"
+printf 'b\nx 1 2\n' >"$TMPD/bad6.txt"
+printf 'b\nu 1 2147483648\n' >"$TMPD/bad7.txt"
+printf 'bb\n' >"$TMPD/bad8.txt"
+n=0
+for msg in "bad1.txt:4: arc number 99 out of range 1..20" "bad2.txt:1: update line before the first batch" \
+    "bad3.txt:2: capacity -5 outside" "bad4.txt:2: missing field: capacity" "bad5.txt:2: unexpected extra field" \
+    "bad6.txt:2: unknown line type 'x'" "bad7.txt:2: capacity 2147483648 outside" "bad8.txt:1: unknown line type"; do
+    n=$((n + 1))
+    expect_exit 1 "bad updates $n" -- "$FLOWCUT" maxflow --updates "$TMPD/bad$n.txt" "$DATA/max_flow.dat"
+    expect_stderr "$msg" "bad updates $n message"
+    [ -s "$TMPD/out" ] && fail "bad updates $n: printed $(head -c 100 "$TMPD/out")" || pass
+done
+expect_exit 1 "updates missing" -- "$FLOWCUT" maxflow --updates "$TMPD/none.txt" "$DATA/max_flow.dat"
+expect_stderr "none.txt: cannot open" "updates missing message"
+
 # generate: deterministic, valid, solvable; -o atomic
 for fam in "genrmf -a 5 -b 4" "washington-rlg --rows 6 --cols 7" "acyclic-dense -n 20" "grid --width 20 --height 15 --connectivity 8"; do
     expect_exit 0 "generate $fam" -- "$FLOWCUT" generate $fam --seed 3 -o "$TMPD/g.max" -f

@@ -67,6 +67,26 @@ int mf_read_dimacs(const char *path, mf_arclist *out, mf_error *err);
 /* Parses an in-memory DIMACS text; name is used in error messages. */
 int mf_parse_dimacs(const char *text, size_t length, const char *name,
                     mf_arclist *out, mf_error *err);
+/* Capacity updates for the warm re-solve, in batches. Text format:
+ *   c comment
+ *   b            starts a batch
+ *   u K CAP      input arc K (1-based, order of the problem's 'a' lines)
+ *                gets capacity CAP (0..INT32_MAX)
+ * Strict: every malformed line is an MF_ERR_PARSE with its line in err.
+ * Batch b holds changes batch_start[b] .. batch_start[b + 1] - 1
+ * (arc 0-based). */
+typedef struct mf_updates {
+    int32_t num_batches;
+    int64_t *batch_start; /* num_batches + 1 */
+    int64_t count;
+    int32_t *arc, *cap;
+} mf_updates;
+
+int mf_read_updates(const char *path, int32_t num_arcs, mf_updates *out, mf_error *err);
+int mf_parse_updates(const char *text, size_t length, const char *name, int32_t num_arcs,
+                     mf_updates *out, mf_error *err);
+void mf_updates_free(mf_updates *u);
+
 /* Writes the problem in DIMACS form (1-based ids); comment may be NULL or
  * hold several lines, each written behind "c ". */
 int mf_write_dimacs(FILE *f, const mf_arclist *list, const char *comment);
