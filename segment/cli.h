@@ -48,5 +48,6 @@ int cmd_generate(int argc, char **argv);
 int cmd_segment(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_batch(int argc, char **argv);
+int cmd_ui(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static void usage(FILE *f)
             "commands:\n"
             "  segment IMAGE --seeds SEEDS -o MASK   segment a photo from seed scribbles\n"
             "  batch IN_DIR -o OUT_DIR ...           segment whole folders\n"
+            "  ui IMAGE [--seeds SEEDS]              paint strokes in a local web page, the cut follows\n"
             "  graph IMAGE --seeds SEEDS -o FILE.max write the segmentation network as DIMACS\n"
             "  maxflow FILE.max|-                    solve a DIMACS max-flow problem\n"
             "  generate FAMILY ...                   write a DIMACS instance of a classic family\n"
@@ -50,6 +51,8 @@ int main(int argc, char **argv)
         return cmd_graph(argc - 1, argv + 1);
     if (!strcmp(cmd, "batch"))
         return cmd_batch(argc - 1, argv + 1);
+    if (!strcmp(cmd, "ui"))
+        return cmd_ui(argc - 1, argv + 1);
     DISPLAY("flowcut: unknown command '%s'\n", cmd);
     usage(stderr);
     return EXIT_USAGE;

@@ -42,6 +42,38 @@ static int fail_img(seg_result *r, const img_error *e)
     return -1;
 }
 
+seed_kind seg_labels_from_image(const img_image *seeds, const seg_options *o, uint8_t *labels, int64_t *nfg,
+                                int64_t *nbg)
+{
+    int64_t npx = (int64_t)seeds->width * seeds->height;
+    seed_kind kind = o->seeds;
+    if (kind == SEEDS_LABELS && seeds->channels == 3)
+        kind = SEEDS_SCRIBBLE; /* a colour seed image: scribbles in the default colours */
+    *nfg = *nbg = 0;
+    for (int64_t i = 0; i < npx; i++) {
+        const uint8_t *px = seeds->data + i * seeds->channels;
+        uint8_t l = GB_UNMARKED;
+        switch (kind) {
+        case SEEDS_LABELS:
+            l = px[0] == 1 ? GB_FOREGROUND : px[0] == 2 ? GB_BACKGROUND : GB_UNMARKED;
+            break;
+        case SEEDS_TRIMAP:
+            l = px[0] == 255 ? GB_FOREGROUND : px[0] == 0 ? GB_BACKGROUND : GB_UNMARKED;
+            break;
+        case SEEDS_SCRIBBLE:
+            if (seeds->channels == 3 && !memcmp(px, o->fg_rgb, 3))
+                l = GB_FOREGROUND;
+            else if (seeds->channels == 3 && !memcmp(px, o->bg_rgb, 3))
+                l = GB_BACKGROUND;
+            break;
+        }
+        labels[i] = l;
+        *nfg += l == GB_FOREGROUND;
+        *nbg += l == GB_BACKGROUND;
+    }
+    return kind;
+}
+
 int seg_load(const char *image_path, const char *seed_path, const seg_options *o, seg_result *r,
              uint8_t **labels_out)
 {
@@ -66,30 +98,7 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
         return -1;
     }
     int64_t nfg = 0, nbg = 0;
-    seed_kind kind = o->seeds;
-    if (kind == SEEDS_LABELS && seeds.channels == 3)
-        kind = SEEDS_SCRIBBLE; /* a colour seed image: scribbles in the default colours */
-    for (int64_t i = 0; i < npx; i++) {
-        const uint8_t *px = seeds.data + i * seeds.channels;
-        uint8_t l = GB_UNMARKED;
-        switch (kind) {
-        case SEEDS_LABELS:
-            l = px[0] == 1 ? GB_FOREGROUND : px[0] == 2 ? GB_BACKGROUND : GB_UNMARKED;
-            break;
-        case SEEDS_TRIMAP:
-            l = px[0] == 255 ? GB_FOREGROUND : px[0] == 0 ? GB_BACKGROUND : GB_UNMARKED;
-            break;
-        case SEEDS_SCRIBBLE:
-            if (seeds.channels == 3 && !memcmp(px, o->fg_rgb, 3))
-                l = GB_FOREGROUND;
-            else if (seeds.channels == 3 && !memcmp(px, o->bg_rgb, 3))
-                l = GB_BACKGROUND;
-            break;
-        }
-        labels[i] = l;
-        nfg += l == GB_FOREGROUND;
-        nbg += l == GB_BACKGROUND;
-    }
+    seed_kind kind = seg_labels_from_image(&seeds, o, labels, &nfg, &nbg);
     img_free(&seeds);
     if (!nfg || !nbg) {
         static const char *what[] = {"value 1 (foreground)", "255 (foreground)", "the foreground colour"};

@@ -36,6 +36,12 @@ typedef struct seg_result {
     char error[768];   /* "FILE: message" on failure */
 } seg_result;
 
+/* Turns a seed image into labels (GB_FOREGROUND / GB_BACKGROUND /
+ * GB_UNMARKED) by o->seeds; counts both kinds; returns the kind used (a
+ * colour image under SEEDS_LABELS is read as scribbles). */
+seed_kind seg_labels_from_image(const img_image *seeds, const seg_options *o, uint8_t *labels, int64_t *nfg,
+                                int64_t *nbg);
+
 /* Loads the photo and seed file and turns the seeds into a label map
  * (GB_FOREGROUND / GB_BACKGROUND / GB_UNMARKED). */
 int seg_load(const char *image_path, const char *seed_path, const seg_options *o, seg_result *r,

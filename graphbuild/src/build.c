@@ -41,6 +41,7 @@ typedef struct build {
     int32_t *w;      /* npx * nd weights, 0 where the neighbour is outside */
     int32_t *term;   /* cs - ct after pre-cancelling */
     int32_t *cancelled;
+    int all_terminals; /* both terminal arcs at every pixel, zero or not */
     mf_graph *g;
     band bands[MAX_BANDS];
     int nbands;
@@ -58,6 +59,9 @@ static int has_backward(const build *b, int32_t x, int32_t y, int d)
     int32_t px = x - FDX[d], py = y - FDY[d];
     return px >= 0 && px < b->width && py >= 0;
 }
+
+static int has_source_arc(const build *b, int64_t i) { return b->all_terminals || b->term[i] > 0; }
+static int has_sink_arc(const build *b, int64_t i) { return b->all_terminals || b->term[i] < 0; }
 
 static void pass_beta(build *b, band *bd)
 {
@@ -112,36 +116,41 @@ static void pass_kmax(build *b, band *bd)
         }
 }
 
+void gb_pixel_terminals(const uint8_t *rgb, uint8_t seed, const gb_models *models, int32_t seed_cap,
+                        int32_t *cs, int32_t *ct)
+{
+    const int32_t cap_max = (int32_t)(GB_SCALE * GB_MAX_DATA_COST);
+    if (seed == GB_FOREGROUND) {
+        *cs = seed_cap;
+        *ct = 0;
+    } else if (seed == GB_BACKGROUND) {
+        *cs = 0;
+        *ct = seed_cap;
+    } else {
+        int li = gb_lut_index(rgb);
+        double dbg = models->cost_bg[li], dfg = models->cost_fg[li];
+        *cs = (int32_t)fmin(GB_SCALE * dbg + 0.5, cap_max); /* cost of labelling p background */
+        *ct = (int32_t)fmin(GB_SCALE * dfg + 0.5, cap_max);
+    }
+}
+
 /* Terminal capacities, pre-cancelled; counts each band's arcs. */
 static void pass_terminals(build *b, band *bd)
 {
-    const int32_t cap_max = (int32_t)(GB_SCALE * GB_MAX_DATA_COST);
     for (int32_t y = bd->y0; y < bd->y1; y++)
         for (int32_t x = 0; x < b->width; x++) {
             int64_t i = (int64_t)y * b->width + x;
             int32_t cs, ct;
-            uint8_t s = b->seeds ? b->seeds[i] : GB_UNMARKED;
-            if (s == GB_FOREGROUND) {
-                cs = b->K;
-                ct = 0;
-            } else if (s == GB_BACKGROUND) {
-                cs = 0;
-                ct = b->K;
-            } else {
-                int li = gb_lut_index(b->rgb + 3 * i);
-                double dbg = b->models->cost_bg[li], dfg = b->models->cost_fg[li];
-                cs = (int32_t)fmin(GB_SCALE * dbg + 0.5, cap_max); /* cost of labelling p background */
-                ct = (int32_t)fmin(GB_SCALE * dfg + 0.5, cap_max);
-            }
+            gb_pixel_terminals(b->rgb + 3 * i, b->seeds ? b->seeds[i] : GB_UNMARKED, b->models, b->K, &cs, &ct);
             int32_t m = cs < ct ? cs : ct;
             bd->offset += m;
             if (b->cancelled)
                 b->cancelled[i] = m;
             b->term[i] = cs - ct;
-            bd->source_arcs += b->term[i] > 0;
-            bd->sink_arcs += b->term[i] < 0;
-            bd->out_arcs += b->term[i] < 0;
-            bd->in_arcs += b->term[i] > 0;
+            bd->source_arcs += has_source_arc(b, i);
+            bd->sink_arcs += has_sink_arc(b, i);
+            bd->out_arcs += has_sink_arc(b, i);
+            bd->in_arcs += has_source_arc(b, i);
             for (int d = 0; d < b->nd; d++) {
                 bd->out_arcs += valid(b, x, y, d);
                 bd->in_arcs += has_backward(b, x, y, d);
@@ -176,15 +185,15 @@ static void pass_out_arcs(build *b, band *bd)
                     g->arc_rcap[a] = w;
                     a++;
                 }
-            if (b->term[pi] < 0) {
+            if (has_sink_arc(b, pi)) {
                 g->arc_head[a] = snk;
-                g->arc_cap[a] = -b->term[pi];
+                g->arc_cap[a] = b->term[pi] < 0 ? -b->term[pi] : 0;
                 g->arc_rcap[a] = 0;
                 a++;
             }
-            if (b->term[pi] > 0) {
+            if (has_source_arc(b, pi)) {
                 g->arc_head[sa] = (int32_t)pi;
-                g->arc_cap[sa] = b->term[pi];
+                g->arc_cap[sa] = b->term[pi] > 0 ? b->term[pi] : 0;
                 g->arc_rcap[sa] = 0;
                 sa++;
             }
@@ -214,7 +223,7 @@ static void pass_in_arcs(build *b, band *bd)
                     i++;
                 }
             }
-            if (b->term[qi] > 0) {
+            if (has_source_arc(b, qi)) {
                 g->in_arc[i] = sa++;
                 g->in_tail[i] = src;
                 i++;
@@ -230,7 +239,7 @@ static void pass_sink_in(build *b, band *bd)
     for (int32_t y = bd->y0; y < bd->y1; y++)
         for (int32_t x = 0; x < b->width; x++) {
             int64_t pi = (int64_t)y * b->width + x;
-            if (b->term[pi] < 0) {
+            if (has_sink_arc(b, pi)) {
                 g->in_arc[i] = g->out_start[pi + 1] - 1; /* the sink arc is a pixel's last */
                 g->in_tail[i] = (int32_t)pi;
                 i++;
@@ -275,8 +284,26 @@ static void run_pass(build *b, pass_fn fn, int threads)
             pthread_join(tid[t], NULL);
 }
 
+static int build_network(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+                         const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
+                         int all_terminals, int32_t *seed_cap);
+
 int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
              const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled)
+{
+    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 0, NULL);
+}
+
+int gb_build_dynamic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+                     const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
+                     int32_t *seed_cap)
+{
+    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 1, seed_cap);
+}
+
+static int build_network(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+                         const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
+                         int all_terminals, int32_t *seed_cap)
 {
     memset(g, 0, sizeof *g);
     if (!rgb || !models || !p || width < 1 || height < 1 ||
@@ -284,7 +311,7 @@ int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *s
         return GB_ERR_INVALID;
     const int nd = p->connectivity == 4 ? 2 : 4;
     const int64_t npx = (int64_t)width * height;
-    if (npx + 2 > INT32_MAX / 2 || npx * (nd + 1) > (INT32_MAX >> 1))
+    if (npx + 2 > INT32_MAX / 2 || npx * (nd + 2) > (INT32_MAX >> 1))
         return GB_ERR_TOO_LARGE;
     build *b = calloc(1, sizeof *b);
     if (!b)
@@ -297,6 +324,7 @@ int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *s
     b->height = height;
     b->nd = nd;
     b->cancelled = cancelled;
+    b->all_terminals = all_terminals;
     b->g = g;
     b->w = malloc(sizeof(int32_t) * (size_t)npx * (size_t)nd);
     b->term = malloc(sizeof(int32_t) * (size_t)npx);
@@ -328,6 +356,8 @@ int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *s
     for (int k = 0; k < b->nbands; k++)
         kmax = b->bands[k].kmax > kmax ? b->bands[k].kmax : kmax;
     b->K = kmax + 1;
+    if (seed_cap)
+        *seed_cap = b->K;
     run_pass(b, pass_terminals, threads);
     int64_t m = 0, offset = 0, source_arcs = 0, in_pixels = 0;
     for (int k = 0; k < b->nbands; k++) {

@@ -364,3 +364,8 @@ int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8
 }
 
 void gb_models_free(gb_models *m) { free(m); }
+
+int gb_models_equal(const gb_models *a, const gb_models *b)
+{
+    return !memcmp(a->cost_fg, b->cost_fg, sizeof a->cost_fg) && !memcmp(a->cost_bg, b->cost_bg, sizeof a->cost_bg);
+}

@@ -77,6 +77,24 @@ void gb_models_free(gb_models *m);
 int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
              const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled);
 
+/* The same network for warm re-solves (mf_dynamic): every pixel has both
+ * terminal arcs, of capacity 0 where pre-cancelling leaves nothing, so
+ * that a new stroke or new models only change capacities. Pixel p's sink
+ * arc is its last out-arc, out_start[p + 1] - 1; its source arc is
+ * out_start[source] + p. seed_cap receives the hard seeds' capacity K.
+ * The canonical cut equals gb_build's (zero arcs carry nothing). */
+int gb_build_dynamic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+                     const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
+                     int32_t *seed_cap);
+
+/* The two terminal capacities of one pixel (before pre-cancelling), as the
+ * builders compute them: cs toward the source, ct toward the sink. */
+void gb_pixel_terminals(const uint8_t *rgb, uint8_t seed, const gb_models *models, int32_t seed_cap,
+                        int32_t *cs, int32_t *ct);
+
+/* 1 when both models give every colour of the photo the same costs. */
+int gb_models_equal(const gb_models *a, const gb_models *b);
+
 /* The network as an arc list with each pixel's terminal arcs restored
  * (cancelled[] from gb_build), so that any max-flow solver finds the same
  * value and cut. n-links appear as two opposite arcs. */

@@ -1,0 +1,247 @@
+/* flowcut ui: an interactive segmentation session in the browser. The
+ * HTTP server binds loopback by default and every request must carry the
+ * random token of the printed URL. */
+#define _GNU_SOURCE /* getrandom */
+#include "cli.h"
+#include "seg_args.h"
+
+#include "flowcut/segment.h"
+
+#ifdef FLOWCUT_HAVE_UI
+#include "ui_server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_PORT 8750
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: flowcut ui IMAGE [--seeds FILE] [-o MASK] [--port N] [options]\n"
+            "Opens a local web page to paint foreground and background strokes; the cut\n"
+            "follows every stroke (warm re-solve). Save writes the mask, and on request the\n"
+            "cut-out and the seeds (a seed file `flowcut segment --seeds` replays exactly).\n"
+            "  -o MASK               where Save writes the mask (default IMAGE-stem.mask.png);\n"
+            "                        the cut-out and seeds go beside it (.cutout.png, .seeds.png)\n"
+            "  --port N              TCP port (default %d; 0: any free port)\n"
+            "  --host ADDR           listen on ADDR instead of 127.0.0.1 (other machines can\n"
+            "                        then reach the page: the token is all that guards it)\n"
+            "  -q, --quiet           no log lines on stderr\n"
+            "  -h, --help\n"
+            "Segmentation options (as for segment):\n" SEG_OPTIONS_HELP,
+            DEFAULT_PORT);
+}
+
+#ifdef FLOWCUT_HAVE_UI
+/* "DIR/stem.png" -> "DIR/stem" + suffix (the extension after the last dot
+ * of the file name is dropped). */
+static char *beside(const char *path, const char *suffix)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    size_t stem = dot && (!slash || dot > slash + 1) ? (size_t)(dot - path) : strlen(path);
+    if (stem > 4 && !strncmp(path + stem - 5, ".mask", 5))
+        stem -= 5; /* photo.mask.png -> photo.cutout.png */
+    char *out = malloc(stem + strlen(suffix) + 1);
+    if (out) {
+        memcpy(out, path, stem);
+        strcpy(out + stem, suffix);
+    }
+    return out;
+}
+
+/* Binds and listens; a clear message when the port is taken. */
+static int listen_on(const char *host, int port, int *actual, char *msg, size_t size)
+{
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+        snprintf(msg, size, "--host %s: not an IPv4 address", host);
+        return -1;
+    }
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(msg, size, "cannot create a socket: %s", strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EADDRINUSE)
+            snprintf(msg, size, "port %d on %s is already in use (another flowcut ui?); choose another with --port N",
+                     port, host);
+        else
+            snprintf(msg, size, "cannot listen on %s:%d: %s", host, port, strerror(e));
+        return -1;
+    }
+    socklen_t len = sizeof a;
+    if (listen(fd, 64) != 0 || getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+        snprintf(msg, size, "cannot listen on %s:%d: %s", host, port, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    *actual = ntohs(a.sin_port);
+    return fd;
+}
+#endif
+
+int cmd_ui(int argc, char **argv)
+{
+    enum { O_PORT = 256, O_HOST };
+    static const struct option longopts[] = {SEG_LONG_OPTIONS,
+                                             {"port", required_argument, NULL, O_PORT},
+                                             {"host", required_argument, NULL, O_HOST},
+                                             {"quiet", no_argument, NULL, 'q'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    seg_options o;
+    seg_options_default(&o);
+    const char *seeds = NULL, *out = NULL, *host = "127.0.0.1";
+    int port = DEFAULT_PORT, quiet = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = seg_next_option(argc, argv, "o:qh", longopts, &o, &seeds, "flowcut ui")) != -1) {
+        switch (c) {
+        case SEG_BAD_OPTION: return EXIT_USAGE;
+        case 'o': out = optarg; break;
+        case O_PORT: {
+            int64_t p;
+            if (parse_i64(optarg, 0, 65535, &p)) {
+                DISPLAYLEVEL(1, "flowcut ui: --port needs a port number 0..65535\n");
+                return EXIT_USAGE;
+            }
+            port = (int)p;
+            break;
+        }
+        case O_HOST: host = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        default:
+            DISPLAYLEVEL(1, "flowcut ui: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        DISPLAYLEVEL(1, "flowcut ui: needs exactly one IMAGE\n");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+#ifndef FLOWCUT_HAVE_UI
+    (void)seeds, (void)out, (void)host, (void)port, (void)quiet;
+    DISPLAYLEVEL(1, "flowcut ui: this build has no web UI (libmicrohttpd was not found at build time)\n");
+    return EXIT_FAIL;
+#else
+    const char *image = argv[optind];
+    int status = EXIT_FAIL;
+    img_image photo = {0}, seed_img = {0};
+    img_error ie = {0};
+    uint8_t *labels = NULL;
+    seg_session *session = NULL;
+    ui_server *server = NULL;
+    char *mask_path = NULL, *cutout_path = NULL, *seeds_path = NULL, msg[1024];
+    int fd = -1;
+    if (img_load_rgb(image, o.max_pixels, &photo, &ie)) {
+        img_error_format(&ie, msg, sizeof msg);
+        DISPLAYLEVEL(1, "flowcut: %s\n", msg);
+        return EXIT_FAIL;
+    }
+    if (seeds) {
+        int64_t nfg, nbg;
+        if (img_load_labels(seeds, o.max_pixels, &seed_img, &ie)) {
+            img_error_format(&ie, msg, sizeof msg);
+            DISPLAYLEVEL(1, "flowcut: %s\n", msg);
+            goto done;
+        }
+        if (seed_img.width != photo.width || seed_img.height != photo.height) {
+            DISPLAYLEVEL(1, "flowcut: %s: seed image is %dx%d, the photo %s is %dx%d\n", seeds, seed_img.width,
+                         seed_img.height, image, photo.width, photo.height);
+            goto done;
+        }
+        if (!(labels = malloc((size_t)photo.width * photo.height)))
+            goto nomem;
+        seg_labels_from_image(&seed_img, &o, labels, &nfg, &nbg);
+    }
+    mask_path = out ? strdup(out) : beside(image, ".mask.png");
+    cutout_path = beside(mask_path ? mask_path : image, ".cutout.png");
+    seeds_path = beside(mask_path ? mask_path : image, ".seeds.png");
+    if (!mask_path || !cutout_path || !seeds_path)
+        goto nomem;
+    seg_session_options so;
+    seg_session_options_default(&so);
+    so.graph = o.graph;
+    so.solve = o.solve;
+    seg_error serr = {0};
+    if (seg_session_open(photo.data, photo.width, photo.height, labels, &so, &session, &serr)) {
+        DISPLAYLEVEL(1, "flowcut: %s: %s\n", image, serr.message);
+        goto done;
+    }
+    if (strcmp(host, "127.0.0.1") != 0)
+        DISPLAYLEVEL(1, "flowcut ui: warning: listening on %s, not only this machine's loopback: anyone who "
+                        "learns the URL can drive the session\n",
+                     host);
+    int actual = 0;
+    if ((fd = listen_on(host, port, &actual, msg, sizeof msg)) < 0) {
+        DISPLAYLEVEL(1, "flowcut ui: %s\n", msg);
+        goto done;
+    }
+    unsigned char rnd[16];
+    char token[33];
+    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+        DISPLAYLEVEL(1, "flowcut ui: no random bytes for the token: %s\n", strerror(errno));
+        goto done;
+    }
+    for (int i = 0; i < 16; i++)
+        snprintf(token + 2 * i, 3, "%02x", rnd[i]);
+    /* SIGINT/SIGTERM blocked in every thread: the main thread waits for them */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    ui_config cfg = {session, token, mask_path, cutout_path, seeds_path, (size_t)1 << 20, quiet};
+    if (ui_server_start(&cfg, fd, &server, msg, sizeof msg)) {
+        DISPLAYLEVEL(1, "flowcut ui: %s\n", msg);
+        goto done;
+    }
+    fd = -1; /* the server owns it now */
+    printf("flowcut ui: open http://%s:%d/?token=%s\n", strcmp(host, "0.0.0.0") ? host : "127.0.0.1", actual,
+           token);
+    printf("flowcut ui: Save writes %s; Ctrl-C stops\n", mask_path);
+    fflush(stdout);
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    if (!quiet)
+        DISPLAY("flowcut ui: stopping (%s)\n", sig == SIGINT ? "interrupt" : "terminate");
+    status = EXIT_OK;
+    goto done;
+nomem:
+    DISPLAYLEVEL(1, "flowcut ui: out of memory\n");
+done:
+    ui_server_stop(server); /* finishes the request in progress first */
+    if (fd >= 0)
+        close(fd);
+    seg_session_close(session);
+    free(labels);
+    free(mask_path);
+    free(cutout_path);
+    free(seeds_path);
+    img_free(&photo);
+    img_free(&seed_img);
+    return status;
+#endif
+}

@@ -1,0 +1,130 @@
+/* flowcut segmentation library: an interactive session that re-cuts a
+ * photo warm as strokes are added or erased.
+ *
+ * The session keeps the photo, the colour models, the grid network and a
+ * warm solver (mf_dynamic; on the GPU when one is usable) alive between
+ * edits. After each edit, seg_session_cut brings the mask up to date:
+ *  - seeds changed, models unchanged: only the edited pixels' terminal
+ *    capacities change (a few thousand arcs), re-solved warm;
+ *  - with refit on (the default) the models are re-fitted on the seeds as
+ *    `flowcut segment` fits them; when the fit differs, every pixel's
+ *    terminal capacities change (n-links stay), re-solved warm;
+ *  - lambda changed: the network is rebuilt and solved cold.
+ * With refit on, the mask is bit-identical to `flowcut segment` run on the
+ * photo with the session's seed image (seg_session_labels).
+ *
+ * Conventions: functions return 0 (SEG_OK) or a negative SEG_ERR_* code;
+ * where a seg_error is passed it receives a message. The library never
+ * prints and never exits. */
+#ifndef FLOWCUT_SEGMENT_H
+#define FLOWCUT_SEGMENT_H
+
+#include "flowcut/graphbuild.h"
+#include "flowcut/maxflow.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    SEG_OK = 0,
+    SEG_ERR_NOMEM = -1,
+    SEG_ERR_INVALID = -2,    /* bad argument */
+    SEG_ERR_IO = -3,         /* a file could not be written */
+    SEG_ERR_NEED_SEEDS = -4, /* no foreground or no background seed yet */
+    SEG_ERR_MODEL = -5,      /* colour models or network could not be built */
+    SEG_ERR_SOLVE = -6       /* the max-flow engine failed */
+};
+
+const char *seg_strerror(int code);
+
+typedef struct seg_error {
+    int code;
+    char message[512];
+} seg_error;
+
+typedef struct seg_session_options {
+    gb_params graph;   /* lambda, connectivity, model, ... as `flowcut segment` */
+    mf_options solve;  /* engine (auto: GPU when usable), device, cpu_algorithm */
+    int refit;         /* 1 (default): re-fit the models after every seed edit */
+} seg_session_options;
+
+void seg_session_options_default(seg_session_options *o);
+
+typedef struct seg_session seg_session;
+
+/* Opens a session on an RGB photo (width * height * 3 bytes, copied).
+ * labels may be NULL (no seeds) or hold width * height seed labels
+ * (GB_UNMARKED, GB_FOREGROUND, GB_BACKGROUND). Nothing is solved yet. */
+int seg_session_open(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels,
+                     const seg_session_options *o, seg_session **out, seg_error *err);
+void seg_session_close(seg_session *s);
+
+int32_t seg_session_width(const seg_session *s);
+int32_t seg_session_height(const seg_session *s);
+
+/* Seed edits; they take effect at the next seg_session_cut. */
+/* Sets the labels of the w x h rectangle at (x, y) from patch (row
+ * stride `stride` bytes); values other than 0, 1, 2 are refused. */
+int seg_session_set_labels(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h, const uint8_t *patch,
+                           int32_t stride);
+/* Paints label along the segment (x0, y0) - (x1, y1) with a round brush of
+ * the given radius (pixels; 0 paints single pixels). Parts outside the
+ * photo are clipped. GB_UNMARKED erases. */
+int seg_session_paint_line(seg_session *s, uint8_t label, double x0, double y0, double x1, double y1,
+                           double radius);
+/* Replaces every label (width * height bytes). */
+int seg_session_set_all_labels(seg_session *s, const uint8_t *labels);
+/* New n-link weight; the next cut rebuilds the network. */
+int seg_session_set_lambda(seg_session *s, double lambda);
+double seg_session_lambda(const seg_session *s);
+
+typedef struct seg_cut_stats {
+    double total_seconds;   /* the whole seg_session_cut call */
+    double model_seconds;   /* re-fitting the colour models */
+    double update_seconds;  /* new capacities (or the network build when cold) */
+    double solve_seconds;   /* the max-flow solve, upload included */
+    int warm;               /* 1: re-solved from the previous flow */
+    int refitted;           /* 1: the models changed and every pixel's terminals with them */
+    int64_t changed_pixels; /* pixels whose terminal capacities were rewritten */
+    int64_t changed_arcs;
+    int64_t flow;           /* max-flow value (= `flowcut segment`'s) */
+    int64_t foreground;     /* pixels in the mask */
+    int engine;             /* MF_ENGINE_CPU or MF_ENGINE_GPU */
+    char device[128];
+} seg_cut_stats;
+
+/* Brings the mask up to date with the seeds (warm when it can). st may be
+ * NULL. SEG_ERR_NEED_SEEDS while either region has no seed: the mask is
+ * then all background. */
+int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err);
+
+/* width * height bytes: 255 foreground, 0 background (the last cut). */
+const uint8_t *seg_session_mask(const seg_session *s);
+/* width * height seed labels: the current seeds, edits included. */
+const uint8_t *seg_session_labels(const seg_session *s);
+const uint8_t *seg_session_rgb(const seg_session *s);
+
+/* What seg_session_save writes. */
+typedef enum {
+    SEG_SAVE_MASK = 0,  /* grey PNG, 255 foreground */
+    SEG_SAVE_OVERLAY,   /* RGB PNG: background dimmed, boundary in yellow */
+    SEG_SAVE_CUTOUT,    /* RGBA PNG: the photo with the mask as alpha */
+    SEG_SAVE_SEEDS      /* grey PNG of the labels (0, 1, 2): `flowcut segment --seeds` */
+} seg_save_kind;
+
+/* Writes through a temporary file beside path and a rename: path is never
+ * half-written. Refuses an existing path unless overwrite. */
+int seg_session_save(const seg_session *s, seg_save_kind kind, const char *path, int overwrite,
+                     seg_error *err);
+/* The same image in memory (malloc'ed PNG bytes; the caller frees them). */
+int seg_session_render_png(const seg_session *s, seg_save_kind kind, uint8_t **png, size_t *size,
+                           seg_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

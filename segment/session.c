@@ -1,0 +1,481 @@
+/* Interactive segmentation session: seeds edited in place, the network and
+ * a warm max-flow solver kept alive, the mask re-cut after each edit. */
+#define _POSIX_C_SOURCE 200809L
+#include "flowcut/segment.h"
+
+#include "flowcut/images.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct seg_session {
+    int32_t width, height;
+    int64_t npx;
+    seg_session_options opt;
+    uint8_t *rgb;
+    uint8_t *labels;      /* current seeds */
+    uint8_t *cut_labels;  /* the seeds of the network in the solver */
+    uint8_t *mask;
+    int32_t dirty[4];     /* x0, y0, x1, y1 (exclusive) of edits since the last cut; x0 >= x1: none */
+    /* the network and its solver; NULL until the first cut */
+    gb_models *models;
+    mf_graph graph;       /* while building; the solver keeps its own copy */
+    int32_t *cancelled;   /* per pixel: capacity pre-cancelled from both terminals */
+    int32_t seed_cap;
+    mf_dynamic *dyn;
+    int rebuild;          /* lambda changed: the next cut builds afresh */
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int fail(seg_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int fail(seg_error *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        err->code = code;
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+const char *seg_strerror(int code)
+{
+    switch (code) {
+    case SEG_OK: return "success";
+    case SEG_ERR_NOMEM: return "out of memory";
+    case SEG_ERR_INVALID: return "invalid argument";
+    case SEG_ERR_IO: return "input/output error";
+    case SEG_ERR_NEED_SEEDS: return "both a foreground and a background seed are needed";
+    case SEG_ERR_MODEL: return "colour models or network could not be built";
+    case SEG_ERR_SOLVE: return "max-flow solve failed";
+    default: return "unknown error";
+    }
+}
+
+void seg_session_options_default(seg_session_options *o)
+{
+    memset(o, 0, sizeof *o);
+    gb_params_default(&o->graph);
+    mf_options_default(&o->solve);
+    o->solve.cpu_algorithm = MF_CPU_AUTO;
+    o->solve.cut_only = 1;
+    o->refit = 1;
+}
+
+static void drop_network(seg_session *s)
+{
+    mf_dynamic_destroy(s->dyn);
+    s->dyn = NULL;
+    gb_models_free(s->models);
+    s->models = NULL;
+    mf_graph_free(&s->graph);
+    free(s->cancelled);
+    s->cancelled = NULL;
+}
+
+void seg_session_close(seg_session *s)
+{
+    if (!s)
+        return;
+    drop_network(s);
+    free(s->rgb);
+    free(s->labels);
+    free(s->cut_labels);
+    free(s->mask);
+    free(s);
+}
+
+static void mark_dirty(seg_session *s, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
+{
+    if (x0 >= x1 || y0 >= y1)
+        return;
+    if (s->dirty[0] >= s->dirty[2]) {
+        s->dirty[0] = x0, s->dirty[1] = y0, s->dirty[2] = x1, s->dirty[3] = y1;
+        return;
+    }
+    s->dirty[0] = x0 < s->dirty[0] ? x0 : s->dirty[0];
+    s->dirty[1] = y0 < s->dirty[1] ? y0 : s->dirty[1];
+    s->dirty[2] = x1 > s->dirty[2] ? x1 : s->dirty[2];
+    s->dirty[3] = y1 > s->dirty[3] ? y1 : s->dirty[3];
+}
+
+int seg_session_open(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels,
+                     const seg_session_options *o, seg_session **out, seg_error *err)
+{
+    *out = NULL;
+    if (!rgb || width < 1 || height < 1 || (int64_t)width * height > (INT32_MAX >> 3))
+        return fail(err, SEG_ERR_INVALID, "photo size %dx%d is not supported", width, height);
+    seg_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return fail(err, SEG_ERR_NOMEM, "out of memory");
+    s->width = width;
+    s->height = height;
+    s->npx = (int64_t)width * height;
+    if (o)
+        s->opt = *o;
+    else
+        seg_session_options_default(&s->opt);
+    s->opt.solve.cut_only = 1;
+    s->rgb = malloc((size_t)s->npx * 3);
+    s->labels = calloc((size_t)s->npx, 1);
+    s->cut_labels = calloc((size_t)s->npx, 1);
+    s->mask = calloc((size_t)s->npx, 1);
+    if (!s->rgb || !s->labels || !s->cut_labels || !s->mask) {
+        seg_session_close(s);
+        return fail(err, SEG_ERR_NOMEM, "out of memory");
+    }
+    memcpy(s->rgb, rgb, (size_t)s->npx * 3);
+    if (labels) {
+        int rc = seg_session_set_all_labels(s, labels);
+        if (rc) {
+            seg_session_close(s);
+            return fail(err, rc, "seed labels must be 0, 1 or 2");
+        }
+    }
+    *out = s;
+    return SEG_OK;
+}
+
+int32_t seg_session_width(const seg_session *s) { return s->width; }
+int32_t seg_session_height(const seg_session *s) { return s->height; }
+const uint8_t *seg_session_mask(const seg_session *s) { return s->mask; }
+const uint8_t *seg_session_labels(const seg_session *s) { return s->labels; }
+const uint8_t *seg_session_rgb(const seg_session *s) { return s->rgb; }
+double seg_session_lambda(const seg_session *s) { return s->opt.graph.lambda; }
+
+int seg_session_set_all_labels(seg_session *s, const uint8_t *labels)
+{
+    for (int64_t i = 0; i < s->npx; i++)
+        if (labels[i] > GB_BACKGROUND)
+            return SEG_ERR_INVALID;
+    memcpy(s->labels, labels, (size_t)s->npx);
+    mark_dirty(s, 0, 0, s->width, s->height);
+    return SEG_OK;
+}
+
+int seg_session_set_labels(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h, const uint8_t *patch,
+                           int32_t stride)
+{
+    if (!patch || w < 0 || h < 0 || stride < w || x < 0 || y < 0 || (int64_t)x + w > s->width ||
+        (int64_t)y + h > s->height)
+        return SEG_ERR_INVALID;
+    for (int32_t r = 0; r < h; r++)
+        for (int32_t c = 0; c < w; c++)
+            if (patch[(int64_t)r * stride + c] > GB_BACKGROUND)
+                return SEG_ERR_INVALID;
+    for (int32_t r = 0; r < h; r++)
+        memcpy(s->labels + (int64_t)(y + r) * s->width + x, patch + (int64_t)r * stride, (size_t)w);
+    mark_dirty(s, x, y, x + w, y + h);
+    return SEG_OK;
+}
+
+int seg_session_paint_line(seg_session *s, uint8_t label, double x0, double y0, double x1, double y1,
+                           double radius)
+{
+    if (label > GB_BACKGROUND || !(radius >= 0) || radius > 4096 || !isfinite(x0) || !isfinite(y0) ||
+        !isfinite(x1) || !isfinite(y1) || fabs(x0) > 1e7 || fabs(y0) > 1e7 || fabs(x1) > 1e7 || fabs(y1) > 1e7)
+        return SEG_ERR_INVALID;
+    /* pixels whose centre lies within radius of the segment (at least the
+     * pixel under each point: radius 0 paints a 1-pixel line) */
+    double r = radius < 0.5 ? 0.5 : radius;
+    int32_t bx0 = (int32_t)floor(fmin(x0, x1) - r), bx1 = (int32_t)ceil(fmax(x0, x1) + r);
+    int32_t by0 = (int32_t)floor(fmin(y0, y1) - r), by1 = (int32_t)ceil(fmax(y0, y1) + r);
+    bx0 = bx0 < 0 ? 0 : bx0;
+    by0 = by0 < 0 ? 0 : by0;
+    bx1 = bx1 > s->width - 1 ? s->width - 1 : bx1;
+    by1 = by1 > s->height - 1 ? s->height - 1 : by1;
+    if (bx0 > bx1 || by0 > by1)
+        return SEG_OK; /* wholly outside */
+    double dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy;
+    for (int32_t y = by0; y <= by1; y++)
+        for (int32_t x = bx0; x <= bx1; x++) {
+            double px = x + 0.5, py = y + 0.5;
+            double t = len2 > 0 ? ((px - x0) * dx + (py - y0) * dy) / len2 : 0;
+            t = t < 0 ? 0 : t > 1 ? 1 : t;
+            double ex = x0 + t * dx - px, ey = y0 + t * dy - py;
+            if (ex * ex + ey * ey <= r * r)
+                s->labels[(int64_t)y * s->width + x] = label;
+        }
+    mark_dirty(s, bx0, by0, bx1 + 1, by1 + 1);
+    return SEG_OK;
+}
+
+int seg_session_set_lambda(seg_session *s, double lambda)
+{
+    if (!(lambda >= 0) || lambda > 1e6)
+        return SEG_ERR_INVALID;
+    if (lambda != s->opt.graph.lambda) {
+        s->opt.graph.lambda = lambda;
+        s->rebuild = 1;
+    }
+    return SEG_OK;
+}
+
+/* Queues pixel p's terminal capacities for its current label and models;
+ * returns the change of the pre-cancelled flow. */
+static int set_terminals(seg_session *s, int64_t p, int64_t *changed_arcs, mf_error *e)
+{
+    int32_t cs, ct;
+    gb_pixel_terminals(s->rgb + 3 * p, s->labels[p], s->models, s->seed_cap, &cs, &ct);
+    int32_t m = cs < ct ? cs : ct, term = cs - ct;
+    const mf_graph *g = mf_dynamic_graph(s->dyn);
+    int32_t src_arc = g->out_start[g->source] + (int32_t)p, snk_arc = g->out_start[p + 1] - 1;
+    int32_t want_src = term > 0 ? term : 0, want_snk = term < 0 ? -term : 0;
+    int rc = MF_OK;
+    if (g->arc_cap[src_arc] != want_src) {
+        rc = mf_dynamic_set_arc(s->dyn, src_arc, want_src, 0, e);
+        ++*changed_arcs;
+    }
+    if (rc == MF_OK && g->arc_cap[snk_arc] != want_snk) {
+        rc = mf_dynamic_set_arc(s->dyn, snk_arc, want_snk, 0, e);
+        ++*changed_arcs;
+    }
+    if (rc == MF_OK && m != s->cancelled[p]) {
+        mf_dynamic_add_offset(s->dyn, (int64_t)m - s->cancelled[p]);
+        s->cancelled[p] = m;
+    }
+    return rc;
+}
+
+static int count_seeds(const seg_session *s, int64_t *nfg, int64_t *nbg)
+{
+    *nfg = *nbg = 0;
+    for (int64_t i = 0; i < s->npx; i++) {
+        *nfg += s->labels[i] == GB_FOREGROUND;
+        *nbg += s->labels[i] == GB_BACKGROUND;
+    }
+    return *nfg && *nbg;
+}
+
+/* Builds the network from scratch and creates its solver (a cold solve). */
+static int build_fresh(seg_session *s, seg_error *err)
+{
+    drop_network(s);
+    int rc = gb_models_fit(s->rgb, s->width, s->height, s->labels, &s->opt.graph, &s->models);
+    if (rc)
+        return fail(err, SEG_ERR_MODEL, "colour models: %s", gb_strerror(rc));
+    s->cancelled = malloc(sizeof(int32_t) * (size_t)s->npx);
+    if (!s->cancelled)
+        return fail(err, SEG_ERR_NOMEM, "out of memory");
+    rc = gb_build_dynamic(s->rgb, s->width, s->height, s->labels, s->models, &s->opt.graph, &s->graph,
+                          s->cancelled, &s->seed_cap);
+    if (rc)
+        return fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "network: %s", gb_strerror(rc));
+    mf_error e = {0};
+    rc = mf_dynamic_create(&s->graph, &s->opt.solve, &s->dyn, &e);
+    if (rc)
+        return fail(err, SEG_ERR_SOLVE, "solver: %s", e.message);
+    mf_graph_free(&s->graph); /* the solver holds its own copy */
+    s->rebuild = 0;
+    return SEG_OK;
+}
+
+int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
+{
+    seg_cut_stats local;
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
+    double t0 = now();
+    int64_t nfg, nbg;
+    if (!count_seeds(s, &nfg, &nbg)) {
+        memset(s->mask, 0, (size_t)s->npx);
+        return fail(err, SEG_ERR_NEED_SEEDS, "no %s seed yet: paint at least one %s stroke",
+                    nfg ? "background" : "foreground", nfg ? "background" : "foreground");
+    }
+    int rc;
+    mf_error e = {0};
+    if (!s->dyn || s->rebuild) {
+        rc = build_fresh(s, err);
+        if (rc) {
+            drop_network(s);
+            return rc;
+        }
+        st->update_seconds = now() - t0;
+        st->changed_pixels = s->npx;
+    } else {
+        int all = 0;
+        if (s->opt.refit && s->dirty[0] < s->dirty[2]) {
+            gb_models *m = NULL;
+            rc = gb_models_fit(s->rgb, s->width, s->height, s->labels, &s->opt.graph, &m);
+            if (rc)
+                return fail(err, SEG_ERR_MODEL, "colour models: %s", gb_strerror(rc));
+            if (!gb_models_equal(m, s->models)) {
+                gb_models_free(s->models);
+                s->models = m;
+                all = 1;
+            } else {
+                gb_models_free(m);
+            }
+        }
+        double t1 = now();
+        st->model_seconds = t1 - t0;
+        st->refitted = all;
+        int32_t x0 = all ? 0 : s->dirty[0], y0 = all ? 0 : s->dirty[1];
+        int32_t x1 = all ? s->width : s->dirty[2], y1 = all ? s->height : s->dirty[3];
+        for (int32_t y = y0; y < y1; y++)
+            for (int32_t x = x0; x < x1; x++) {
+                int64_t p = (int64_t)y * s->width + x;
+                if (!all && s->labels[p] == s->cut_labels[p])
+                    continue;
+                st->changed_pixels++;
+                rc = set_terminals(s, p, &st->changed_arcs, &e);
+                if (rc)
+                    return fail(err, SEG_ERR_SOLVE, "solver: %s", e.message);
+            }
+        st->update_seconds = now() - t1;
+    }
+    double t2 = now();
+    mf_result res;
+    rc = mf_dynamic_solve(s->dyn, &res, &e);
+    if (rc) {
+        drop_network(s); /* the next cut starts afresh */
+        return fail(err, SEG_ERR_SOLVE, "solve: %s", e.message);
+    }
+    st->solve_seconds = now() - t2;
+    memcpy(s->cut_labels, s->labels, (size_t)s->npx);
+    s->dirty[0] = s->dirty[2] = 0;
+    for (int64_t i = 0; i < s->npx; i++) {
+        s->mask[i] = res.source_side[i] ? 255 : 0;
+        st->foreground += res.source_side[i] != 0;
+    }
+    st->warm = res.stats.warm;
+    st->flow = res.flow_value;
+    st->engine = res.stats.engine_used;
+    if (!st->changed_arcs)
+        st->changed_arcs = res.stats.changed_arcs;
+    snprintf(st->device, sizeof st->device, "%s", res.stats.device_name);
+    mf_result_free(&res);
+    st->total_seconds = now() - t0;
+    return SEG_OK;
+}
+
+/* The image of kind, allocated in out. */
+static int render(const seg_session *s, seg_save_kind kind, img_image *out)
+{
+    int32_t w = s->width, h = s->height;
+    int channels = kind == SEG_SAVE_OVERLAY ? 3 : kind == SEG_SAVE_CUTOUT ? 4 : 1;
+    if (img_alloc(out, w, h, channels))
+        return SEG_ERR_NOMEM;
+    const uint8_t *mk = s->mask;
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            int64_t i = (int64_t)y * w + x;
+            const uint8_t *src = s->rgb + 3 * i;
+            switch (kind) {
+            case SEG_SAVE_MASK: out->data[i] = mk[i]; break;
+            case SEG_SAVE_SEEDS: out->data[i] = s->labels[i]; break;
+            case SEG_SAVE_CUTOUT:
+                memcpy(out->data + 4 * i, src, 3);
+                out->data[4 * i + 3] = mk[i];
+                break;
+            case SEG_SAVE_OVERLAY: {
+                uint8_t *dst = out->data + 3 * i;
+                int fg = mk[i] != 0;
+                int edge = (x > 0 && (mk[i - 1] != 0) != fg) || (x + 1 < w && (mk[i + 1] != 0) != fg) ||
+                           (y > 0 && (mk[i - w] != 0) != fg) || (y + 1 < h && (mk[i + w] != 0) != fg);
+                if (edge) {
+                    dst[0] = 255, dst[1] = 220, dst[2] = 0; /* boundary in yellow */
+                } else if (fg) {
+                    memcpy(dst, src, 3);
+                } else {
+                    for (int c = 0; c < 3; c++)
+                        dst[c] = (uint8_t)(src[c] * 3 / 10);
+                }
+                break;
+            }
+            }
+        }
+    return SEG_OK;
+}
+
+int seg_session_render_png(const seg_session *s, seg_save_kind kind, uint8_t **png, size_t *size,
+                           seg_error *err)
+{
+    img_image im = {0};
+    img_error ie = {0};
+    char *buf = NULL;
+    size_t len = 0;
+    *png = NULL;
+    *size = 0;
+    if (kind < SEG_SAVE_MASK || kind > SEG_SAVE_SEEDS)
+        return fail(err, SEG_ERR_INVALID, "unknown image kind %d", (int)kind);
+    if (render(s, kind, &im))
+        return fail(err, SEG_ERR_NOMEM, "out of memory");
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        img_free(&im);
+        return fail(err, SEG_ERR_NOMEM, "out of memory");
+    }
+    int rc = img_write_png(f, &im, "<memory>", &ie);
+    img_free(&im);
+    if (fclose(f) != 0 || rc) {
+        free(buf);
+        return fail(err, SEG_ERR_NOMEM, "cannot encode the PNG");
+    }
+    *png = (uint8_t *)buf;
+    *size = len;
+    return SEG_OK;
+}
+
+int seg_session_save(const seg_session *s, seg_save_kind kind, const char *path, int overwrite, seg_error *err)
+{
+    struct stat sb;
+    char tmp[4096];
+    if (!path || !*path || strlen(path) + 16 >= sizeof tmp)
+        return fail(err, SEG_ERR_INVALID, "%s: invalid path", path ? path : "(null)");
+    if (!overwrite && stat(path, &sb) == 0)
+        return fail(err, SEG_ERR_IO, "%s: already exists", path);
+    uint8_t *png = NULL;
+    size_t size = 0;
+    int rc = seg_session_render_png(s, kind, &png, &size, err);
+    if (rc)
+        return rc;
+    /* hidden name beside the target: same file system, so rename is atomic */
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path + 1) : 0;
+    snprintf(tmp, sizeof tmp, "%.*s.%s.tmp-XXXXXX", (int)dir_len, path, path + dir_len);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        free(png);
+        return fail(err, SEG_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    }
+    size_t done = 0;
+    while (done < size) {
+        ssize_t k = write(fd, png + done, size - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        done += (size_t)k;
+    }
+    free(png);
+    int ok = done == size && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return fail(err, SEG_ERR_IO, "%s: cannot write: %s", path, strerror(e));
+    }
+    return SEG_OK;
+}
