@@ -4,8 +4,12 @@
  *   GET  /api/state    JSON: size, lambda, version, undo/redo, last cut
  *   GET  /api/mask     the mask, one bit per pixel (LSB first), empty before a cut
  *   GET  /api/seeds    the seed labels, one byte per pixel
- *   POST /api/stroke   "LABEL RADIUS X0 Y0 [X1 Y1 ...]": paint, re-cut
+ *   POST /api/stroke   "LABEL RADIUS X0 Y0 [X1 Y1 ...]": paint, re-cut at once with
+ *                      the models as they are (only the stroked pixels change)
+ *   POST /api/refine   re-fit the models on the seeds and re-cut: the mask of
+ *                      `flowcut segment` (the page asks after each edit)
  *   POST /api/undo, /api/redo, /api/lambda "VALUE", /api/save "mask [cutout] [seeds]"
+ *                      (save refines first)
  * Every request carries the token (query ?token= or header X-Flowcut-Token);
  * anything else is refused with a 4xx and the server keeps running. */
 #define _POSIX_C_SOURCE 200809L
@@ -100,20 +104,23 @@ static enum MHD_Result state_json(ui_server *s, struct MHD_Connection *c)
              "{\"width\": %d, \"height\": %d, \"lambda\": %g, \"version\": %lld, \"can_undo\": %s, "
              "\"can_redo\": %s, \"have_mask\": %s, \"message\": \"%s\", \"foreground\": %lld, \"flow\": %lld, "
              "\"warm\": %s, \"engine\": \"%s\", \"seconds\": %.6f, \"solve_seconds\": %.6f, "
-             "\"changed_pixels\": %lld}",
+             "\"changed_pixels\": %lld, \"refine\": %s}",
              seg_session_width(s->cfg.session), seg_session_height(s->cfg.session),
              seg_session_lambda(s->cfg.session), (long long)s->version, s->pos > 0 ? "true" : "false",
              s->pos < s->nhist ? "true" : "false", s->have_cut ? "true" : "false", msg,
              (long long)st->foreground, (long long)st->flow, st->warm ? "true" : "false",
              st->engine == MF_ENGINE_GPU ? "gpu" : "cpu", st->total_seconds, st->solve_seconds,
-             (long long)st->changed_pixels);
+             (long long)st->changed_pixels, seg_session_models_stale(s->cfg.session) ? "true" : "false");
     return reply(c, MHD_HTTP_OK, "application/json", buf, strlen(buf), 1);
 }
 
-/* Re-cuts; a missing seed is a state (message), not an error. */
-static void recut(ui_server *s)
+/* Re-cuts; a missing seed is a state (message), not an error. Without
+ * refit the models stay and only the edited pixels change: the quick
+ * answer to a stroke, refined by the page's next request. */
+static void recut_with(ui_server *s, int refit)
 {
     seg_error err = {0};
+    seg_session_set_refit(s->cfg.session, refit);
     int rc = seg_session_cut(s->cfg.session, &s->last, &err);
     s->version++;
     if (rc == SEG_OK) {
@@ -130,6 +137,10 @@ static void recut(ui_server *s)
         snprintf(s->message, sizeof s->message, "%s", err.message);
     }
 }
+
+static void recut(ui_server *s) { recut_with(s, 1); }
+
+static void quick_recut(ui_server *s) { recut_with(s, 0); }
 
 static void edit_free(edit *e)
 {
@@ -218,7 +229,7 @@ static const char *stroke(ui_server *s, char *body)
         s->history[s->nhist++] = e;
         s->pos = s->nhist;
     }
-    recut(s);
+    quick_recut(s);
     return NULL;
 }
 
@@ -230,7 +241,7 @@ static const char *undo_redo(ui_server *s, int redo)
     if (seg_session_set_labels(s->cfg.session, e->x, e->y, e->w, e->h, redo ? e->after : e->before, e->w))
         return "cannot restore the seeds";
     s->pos += redo ? 1 : -1;
-    recut(s);
+    quick_recut(s);
     return NULL;
 }
 
@@ -252,6 +263,8 @@ static const char *lambda(ui_server *s, const char *body)
 static enum MHD_Result save(ui_server *s, struct MHD_Connection *c, char *body)
 {
     char out[4096] = "{\"saved\": [";
+    if (seg_session_models_stale(s->cfg.session))
+        recut(s); /* what is saved is what `flowcut segment` gives */
     size_t k = strlen(out);
     int count = 0;
     for (char *tok = strtok(body, " \n\r\t"); tok; tok = strtok(NULL, " \n\r\t")) {
@@ -351,12 +364,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (rq->body && strlen(rq->body) != rq->size)
         return text(c, MHD_HTTP_BAD_REQUEST, "request body contains a NUL byte");
     static const char *gets[] = {"/", "/index.html", "/photo.png", "/api/state", "/api/mask", "/api/seeds"};
-    static const char *posts[] = {"/api/stroke", "/api/undo", "/api/redo", "/api/lambda", "/api/save"};
+    static const char *posts[] = {"/api/stroke", "/api/undo", "/api/redo", "/api/lambda", "/api/save", "/api/refine"};
     int is_get = -1, is_post = -1;
     for (int i = 0; i < 6; i++)
         if (!strcmp(url, gets[i]))
             is_get = i;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         if (!strcmp(url, posts[i]))
             is_post = i;
     if (is_get < 0 && is_post < 0)
@@ -386,6 +399,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     case 2: bad = undo_redo(s, 1); break;
     case 3: bad = lambda(s, copy); break;
     case 4: ret = save(s, c, copy); free(copy); return ret;
+    case 5:
+        if (seg_session_models_stale(s->cfg.session))
+            recut(s);
+        break;
     }
     free(copy);
     if (bad)

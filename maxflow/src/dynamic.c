@@ -262,14 +262,19 @@ static int cpu_solve(mf_dynamic *d, int64_t nbatch, int cold, mf_result *res, mf
                                                                           : MF_CPU_PUSH_RELABEL;
         }
         if (alg == MF_CPU_BK) {
+            /* BK's maximum flow is the result; its flows seed the state of
+             * the warm re-solves to come */
             mf_options o = d->opt;
             o.cut_only = 0;
-            mf_result r;
-            rc = mf_bk(g, &o, &r, err);
+            rc = mf_bk(g, &o, res, err);
             if (rc)
                 return rc;
-            cpu_load_flows(d, r.flow);
-            mf_result_free(&r);
+            cpu_load_flows(d, res->flow);
+            if (d->opt.cut_only) {
+                free(res->flow);
+                res->flow = NULL;
+            }
+            return MF_OK;
         }
     } else {
         for (int64_t k = 0; k < nbatch; k++) {

@@ -47,22 +47,27 @@ def write(path, w, h, ch, pixels):
     open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, ctype, 0, 0, 0)) +
                            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
-cmd = sys.argv[1]
-if cmd == "halves":  # W H OUT: seeds with the left column foreground, the right one background
-    w, h = int(sys.argv[2]), int(sys.argv[3])
-    write(sys.argv[4], w, h, 1, bytes(1 if x == 0 else 2 if x == w - 1 else 0 for y in range(h) for x in range(w)))
-    sys.exit(0)
-w, h, ch, px = read(sys.argv[2])
-if cmd == "digest":
-    print(w, h, ch, hashlib.sha256(px).hexdigest())
-elif cmd == "foreground":
-    sys.stdout.write("".join(f"{i + 1}\n" for i in range(w * h) if px[i * ch]))
-elif cmd == "crop":  # X Y W H OUT
-    x0, y0, cw, chh = (int(v) for v in sys.argv[3:7])
-    write(sys.argv[7], cw, chh, ch, b"".join(px[((y0 + y) * w + x0) * ch:((y0 + y) * w + x0 + cw) * ch] for y in range(chh)))
-elif cmd == "recode":
-    if sys.argv[3] == "trimap":
-        write(sys.argv[4], w, h, 1, bytes({0: 128, 1: 255, 2: 0}.get(v, 128) for v in px))
-    else:
-        table = {1: b"\xff\x00\x00", 2: b"\x00\x00\xff"}
-        write(sys.argv[4], w, h, 3, b"".join(table.get(v, b"\x80\x80\x80") for v in px))
+def main():
+    cmd = sys.argv[1]
+    if cmd == "halves":  # W H OUT: seeds with the left column foreground, the right one background
+        w, h = int(sys.argv[2]), int(sys.argv[3])
+        write(sys.argv[4], w, h, 1, bytes(1 if x == 0 else 2 if x == w - 1 else 0 for y in range(h) for x in range(w)))
+        return
+    w, h, ch, px = read(sys.argv[2])
+    if cmd == "digest":
+        print(w, h, ch, hashlib.sha256(px).hexdigest())
+    elif cmd == "foreground":
+        sys.stdout.write("".join(f"{i + 1}\n" for i in range(w * h) if px[i * ch]))
+    elif cmd == "crop":  # X Y W H OUT
+        x0, y0, cw, chh = (int(v) for v in sys.argv[3:7])
+        write(sys.argv[7], cw, chh, ch, b"".join(px[((y0 + y) * w + x0) * ch:((y0 + y) * w + x0 + cw) * ch] for y in range(chh)))
+    elif cmd == "recode":
+        if sys.argv[3] == "trimap":
+            write(sys.argv[4], w, h, 1, bytes({0: 128, 1: 255, 2: 0}.get(v, 128) for v in px))
+        else:
+            table = {1: b"\xff\x00\x00", 2: b"\x00\x00\xff"}
+            write(sys.argv[4], w, h, 3, b"".join(table.get(v, b"\x80\x80\x80") for v in px))
+
+
+if __name__ == "__main__":
+    main()

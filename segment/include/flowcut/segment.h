@@ -82,6 +82,15 @@ int seg_session_set_all_labels(seg_session *s, const uint8_t *labels);
 int seg_session_set_lambda(seg_session *s, double lambda);
 double seg_session_lambda(const seg_session *s);
 
+/* Turns re-fitting on or off for the next cuts. Off, a cut after a stroke
+ * changes only the stroked pixels' terminal arcs (milliseconds); a later
+ * cut with it on re-fits the models and brings the mask to what `flowcut
+ * segment` gives. The web UI answers every stroke so, then refines. */
+void seg_session_set_refit(seg_session *s, int refit);
+/* 1 when the seeds changed since the models were last fitted (a cut with
+ * refit on would re-fit them). */
+int seg_session_models_stale(const seg_session *s);
+
 typedef struct seg_cut_stats {
     double total_seconds;   /* the whole seg_session_cut call */
     double model_seconds;   /* re-fitting the colour models */

@@ -1,0 +1,176 @@
+/* Interactive re-cut benchmark: the sample photo (examples/coffee.png with
+ * its seeds) upscaled to each size; a session opens, cuts cold, then adds
+ * one foreground and one background stroke, re-cutting after each, with
+ * the models frozen (only the stroked pixels' terminal arcs change) and
+ * re-fitted (every terminal arc changes). Each re-cut is checked against a
+ * fresh build and cold solve of the same seeds on the same engine (mask
+ * bit for bit). Times are medians over the repeats (strokes at shifted
+ * places).
+ *
+ * usage: bench_session EXAMPLES_DIR [--engine cpu|gpu] [--sizes 1,3,12] [--repeats R] */
+#define _POSIX_C_SOURCE 200809L
+#include "flowcut/images.h"
+#include "flowcut/segment.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int k)
+{
+    qsort(v, (size_t)k, sizeof *v, cmp_double);
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+/* Bilinear upscale of RGB; nearest for labels. */
+static void upscale(const img_image *src, const img_image *seeds, int32_t w, int32_t h, uint8_t *rgb,
+                    uint8_t *labels)
+{
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            double fx = (x + 0.5) * src->width / w - 0.5, fy = (y + 0.5) * src->height / h - 0.5;
+            int32_t x0 = (int32_t)floor(fx), y0 = (int32_t)floor(fy);
+            double ax = fx - x0, ay = fy - y0;
+            int32_t xa = x0 < 0 ? 0 : x0, ya = y0 < 0 ? 0 : y0;
+            int32_t xb = x0 + 1 >= src->width ? src->width - 1 : x0 + 1, yb = y0 + 1 >= src->height ? src->height - 1 : y0 + 1;
+            for (int c = 0; c < 3; c++) {
+                double v = (1 - ay) * ((1 - ax) * src->data[3 * ((int64_t)ya * src->width + xa) + c] +
+                                       ax * src->data[3 * ((int64_t)ya * src->width + xb) + c]) +
+                           ay * ((1 - ax) * src->data[3 * ((int64_t)yb * src->width + xa) + c] +
+                                 ax * src->data[3 * ((int64_t)yb * src->width + xb) + c]);
+                rgb[3 * ((int64_t)y * w + x) + c] = (uint8_t)(v + 0.5);
+            }
+            int32_t sx = (int32_t)((int64_t)x * src->width / w), sy = (int32_t)((int64_t)y * src->height / h);
+            labels[(int64_t)y * w + x] = seeds->data[(int64_t)sy * seeds->width + sx];
+        }
+}
+
+/* Fresh network and cold solve of the session's seeds (models as given). */
+static int check_fresh(const uint8_t *rgb, int32_t w, int32_t h, const uint8_t *labels, const gb_models *frozen,
+                       const seg_session_options *o, const uint8_t *mask, double *cold_s)
+{
+    gb_models *m = NULL;
+    if (!frozen && gb_models_fit(rgb, w, h, labels, &o->graph, &m))
+        return -1;
+    mf_graph g;
+    if (gb_build(rgb, w, h, labels, frozen ? frozen : m, &o->graph, &g, NULL))
+        return -1;
+    mf_result r;
+    mf_error e = {0};
+    int rc = mf_solve(&g, &o->solve, &r, &e);
+    gb_models_free(m);
+    mf_graph_free(&g);
+    if (rc)
+        return -1;
+    *cold_s = r.stats.solve_seconds + r.stats.upload_seconds;
+    int same = 1;
+    for (int64_t i = 0; i < (int64_t)w * h && same; i++)
+        same = (r.source_side[i] ? 255 : 0) == mask[i];
+    mf_result_free(&r);
+    return same ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_session EXAMPLES_DIR [--engine cpu|gpu] [--sizes 1,3,12] [--repeats R]\n");
+        return 2;
+    }
+    const char *dir = argv[1], *sizes = "1,3,12";
+    mf_engine engine = MF_ENGINE_GPU;
+    int repeats = 3;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--engine") && i + 1 < argc)
+            engine = !strcmp(argv[++i], "cpu") ? MF_ENGINE_CPU : MF_ENGINE_GPU;
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+            sizes = argv[++i];
+        else if (!strcmp(argv[i], "--repeats") && i + 1 < argc)
+            repeats = atoi(argv[++i]);
+    }
+    if (repeats < 1 || repeats > 20)
+        repeats = 3;
+    int count = 0;
+    if (engine == MF_ENGINE_GPU && (!mf_gpu_compiled() || mf_gpu_available(&count) != MF_OK || count == 0)) {
+        printf("skipped: no CUDA device\n");
+        return 0;
+    }
+    char path[1024];
+    img_image photo = {0}, seeds = {0};
+    img_error ie = {0};
+    snprintf(path, sizeof path, "%s/coffee.png", dir);
+    if (img_load_rgb(path, 0, &photo, &ie))
+        return 1;
+    snprintf(path, sizeof path, "%s/coffee-seeds.png", dir);
+    if (img_load_labels(path, 0, &seeds, &ie))
+        return 1;
+    printf("%-6s %-6s %-7s %9s %9s %9s %9s %9s %8s %s\n", "Mpx", "engine", "models", "cold cut", "stroke",
+           "solve", "model", "fresh", "speedup", "checks");
+    int failures = 0;
+    char *list = strdup(sizes);
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        double mpx = atof(tok);
+        double s = sqrt(mpx * 1e6 / (600.0 * 400.0));
+        int32_t w = (int32_t)(600 * s), h = (int32_t)(400 * s);
+        uint8_t *rgb = malloc((size_t)w * h * 3), *labels = malloc((size_t)w * h);
+        upscale(&photo, &seeds, w, h, rgb, labels);
+        for (int refit = 0; refit <= 1; refit++) {
+            seg_session_options o;
+            seg_session_options_default(&o);
+            o.solve.engine = engine;
+            o.refit = refit;
+            seg_session *ss = NULL;
+            seg_error err = {0};
+            seg_cut_stats st;
+            if (seg_session_open(rgb, w, h, labels, &o, &ss, &err) || seg_session_cut(ss, &st, &err)) {
+                fprintf(stderr, "%s\n", err.message);
+                return 1;
+            }
+            double cold_cut = st.total_seconds;
+            gb_models *frozen = NULL;
+            if (!refit)
+                gb_models_fit(rgb, w, h, labels, &o.graph, &frozen);
+            double total[40], solve[40], model[40], fresh[40];
+            int k = 0, ok = 1;
+            for (int rep = 0; rep < repeats; rep++)
+                for (int stroke = 0; stroke < 2; stroke++) {
+                    /* foreground inside the cup, background on the table; in sample coordinates */
+                    double x0 = stroke ? 520 : 300 + 10 * rep, y0 = stroke ? 40 + 15 * rep : 180;
+                    double x1 = stroke ? 580 : 380 + 10 * rep, y1 = stroke ? 300 : 200 + 5 * rep;
+                    seg_session_paint_line(ss, stroke ? GB_BACKGROUND : GB_FOREGROUND, x0 * s, y0 * s, x1 * s,
+                                           y1 * s, 4 * s);
+                    if (seg_session_cut(ss, &st, &err)) {
+                        fprintf(stderr, "%s\n", err.message);
+                        return 1;
+                    }
+                    total[k] = st.total_seconds;
+                    solve[k] = st.solve_seconds;
+                    model[k] = st.model_seconds;
+                    int c = check_fresh(rgb, w, h, seg_session_labels(ss), frozen, &o, seg_session_mask(ss), &fresh[k]);
+                    if (c)
+                        ok = 0;
+                    k++;
+                }
+            failures += !ok;
+            double mt = median(total, k), mf = median(fresh, k);
+            printf("%-6s %-6s %-7s %9.4f %9.4f %9.4f %9.4f %9.4f %7.1fx %s\n", tok,
+                   engine == MF_ENGINE_GPU ? "gpu" : "cpu", refit ? "refit" : "frozen", cold_cut, mt,
+                   median(solve, k), median(model, k), mf, mf / mt, ok ? "ok" : "MASK DIFFERS");
+            fflush(stdout);
+            gb_models_free(frozen);
+            seg_session_close(ss);
+        }
+        free(rgb);
+        free(labels);
+    }
+    free(list);
+    img_free(&photo);
+    img_free(&seeds);
+    return failures ? 1 : 0;
+}
