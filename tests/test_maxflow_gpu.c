@@ -118,6 +118,20 @@ static void test_known_instances(void **state)
     fclose(f);
 }
 
+/* Warm re-solve on the device: the CPU suite's batches, each against
+ * Edmonds-Karp or a cold CPU solve, certificates included. */
+static void test_dynamic_random(void **state)
+{
+    (void)state;
+    check_dynamic_random(MF_ENGINE_GPU);
+}
+
+static void test_dynamic_generators(void **state)
+{
+    (void)state;
+    check_dynamic_generators(MF_ENGINE_GPU);
+}
+
 int main(void)
 {
     int count = 0;
@@ -134,6 +148,8 @@ int main(void)
         cmocka_unit_test(test_known_instances),
         cmocka_unit_test(test_random_graphs),
         cmocka_unit_test(test_generator_families),
+        cmocka_unit_test(test_dynamic_random),
+        cmocka_unit_test(test_dynamic_generators),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     mf_gpu_solver_destroy(solver);

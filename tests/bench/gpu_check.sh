@@ -3,6 +3,7 @@
 # compute-sanitizer memcheck and racecheck on small instances, then the
 # benchmarks; a short table is printed last. Logs go to $OUT when set.
 #   tests/bench/gpu_check.sh [STEP...]   steps: build test sanitize bench sweep segbench batchbench
+#                                        dynamic (warm re-solve: bench_dynamic, bench_session)
 #                                        (default: build test sanitize bench)
 # Needs cmocka where the machine has none: unpack Debian's libcmocka .debs
 # into .deps/root (see README, "GPU checks") and carry .deps.
@@ -55,6 +56,14 @@ if has sanitize; then
             note "compute-sanitizer $tool $(basename "$f"): rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-$(basename "$f").log" | head -1)"
         done
     done
+    # the warm re-solve: batches with decreases below the flow, on the device
+    python3 tests/cli/updates_tool.py /tmp/san-grid.max /tmp/san-upd.txt /tmp 4 5
+    for tool in memcheck racecheck; do
+        timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$F" maxflow --engine gpu --verify \
+            --updates /tmp/san-upd.txt /tmp/san-grid.max >"$OUT/san-$tool-updates.log" 2>&1
+        rc=$?
+        note "compute-sanitizer $tool --updates: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-updates.log" | head -1)"
+    done
 fi
 
 if has bench; then
@@ -73,6 +82,21 @@ if has sweep; then
         note "sweep $cfg:"
         note "$r"
     done
+fi
+
+if has dynamic; then
+    timeout ${DYN_TIMEOUT:-300} "$BUILD/tests/bench/bench_dynamic" --engine gpu --repeats ${DYN_REPEATS:-3} ${DYN_ARGS:-} \
+        >"$OUT/bench_dynamic.txt" 2>&1
+    note "bench_dynamic gpu: rc=$?"
+    cat "$OUT/bench_dynamic.txt" >>"$SUMMARY"
+    timeout ${SES_TIMEOUT:-200} "$BUILD/tests/bench/bench_session" examples --engine gpu --sizes ${SES_SIZES:-1,3,12} \
+        --repeats ${SES_REPEATS:-3} >"$OUT/bench_session.txt" 2>&1
+    note "bench_session gpu: rc=$?"
+    cat "$OUT/bench_session.txt" >>"$SUMMARY"
+    timeout ${SES_CPU_TIMEOUT:-150} "$BUILD/tests/bench/bench_session" examples --engine cpu --sizes ${SES_CPU_SIZES:-1,3} \
+        --repeats 2 >"$OUT/bench_session_cpu.txt" 2>&1
+    note "bench_session cpu (device host): rc=$?"
+    cat "$OUT/bench_session_cpu.txt" >>"$SUMMARY"
 fi
 
 if has segbench; then

@@ -105,8 +105,8 @@ def main():
     if not chromium or not driver:
         print("skipped: Chromium or ChromeDriver not installed (Debian: chromium chromium-driver)")
         return 77
-    r = subprocess.run([flowcut, "ui", "--help"], capture_output=True, text=True)
-    if r.returncode != 0:
+    r = subprocess.run([flowcut, "ui", "/nonexistent/none.png"], capture_output=True, text=True)
+    if "no web UI" in r.stderr:
         print("skipped: this build has no web UI")
         return 77
     tmp = tempfile.mkdtemp(prefix="flowcut-browser-")
