@@ -307,7 +307,14 @@ static enum MHD_Result mask_bits(ui_server *s, struct MHD_Connection *c)
     if (!bits)
         return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
     const uint8_t *m = seg_session_mask(s->cfg.session);
-    for (int64_t i = 0; i < npx; i++)
+    /* eight pixels a byte (the mask holds 0 or 255) */
+    int64_t full = npx / 8;
+    for (int64_t j = 0; j < full; j++) {
+        const uint8_t *q = m + 8 * j;
+        bits[j] = (uint8_t)((q[0] & 1) | (q[1] & 2) | (q[2] & 4) | (q[3] & 8) | (q[4] & 16) | (q[5] & 32) |
+                            (q[6] & 64) | (q[7] & 128));
+    }
+    for (int64_t i = 8 * full; i < npx; i++)
         bits[i >> 3] |= (uint8_t)((m[i] != 0) << (i & 7));
     return reply(c, MHD_HTTP_OK, "application/octet-stream", bits, size, 0);
 }

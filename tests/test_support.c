@@ -445,6 +445,7 @@ void check_dynamic_generators(mf_engine engine)
             mf_dynamic *d = NULL;
             if (mf_dynamic_create(&g, &opt, &d, &err) != MF_OK)
                 fail_msg("dynamic create: %s", err.message);
+            mf_dynamic_set_cold_fraction(d, 2.0); /* every batch warm: the repair is under test */
             uint64_t s = seed * 7 + (uint64_t)family;
             for (int batch = 0; batch <= 6; batch++) {
                 if (batch > 0) {

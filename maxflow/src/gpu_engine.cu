@@ -469,6 +469,7 @@ __global__ void __launch_bounds__(256) apply_changes(dev_state d, const int32_t 
         d.arc_cap[a] = cap;
         d.arc_rcap[a] = rcap;
         if (f2 != f) {
+            atomicAdd(d.value, (unsigned long long)(f > f2 ? (long long)f - f2 : (long long)f2 - f));
             d.flow[a] = f2;
             atomicAdd(&d.excess[u], (unsigned long long)(long long)(f - f2));
             atomicAdd(&d.excess[v], (unsigned long long)(-(long long)(f - f2)));
@@ -891,10 +892,11 @@ fail:
 /* Applies a batch of changes on the device; *deficits = 1 when an end of
  * a changed arc was left with negative excess. */
 extern "C" int mf_gpu_dyn_update(mf_gpu_solver *s, const mf_graph *g, int32_t count, const int32_t *changes,
-                                 int *deficits, mf_error *err)
+                                 int *deficits, int64_t *removed, mf_error *err)
 {
     int rc = MF_OK;
     *deficits = 0;
+    *removed = 0;
     if (count <= 0)
         return MF_OK;
     CUDA_TRY(cudaSetDevice(s->device));
@@ -910,14 +912,31 @@ extern "C" int mf_gpu_dyn_update(mf_gpu_solver *s, const mf_graph *g, int32_t co
         const int blocks = (int)((count + 255) / 256 < s->sm_count * 8 ? (count + 255) / 256 : s->sm_count * 8);
         CUDA_TRY(cudaMemcpyAsync(s->changes, changes, (size_t)count * 5 * sizeof(int32_t), cudaMemcpyHostToDevice,
                                  st));
+        unsigned long long moved = 0;
         CUDA_TRY(cudaMemsetAsync(s->d.counters + 7, 0, 4, st));
+        CUDA_TRY(cudaMemsetAsync(s->d.value, 0, 8, st));
         apply_changes<<<blocks, 256, 0, st>>>(s->d, s->changes, count);
         find_deficits<<<blocks, 256, 0, st>>>(s->d, s->changes, count, g->source, g->sink);
         CUDA_TRY(cudaMemcpyAsync(s->host_counter + 7, s->d.counters + 7, 4, cudaMemcpyDeviceToHost, st));
+        CUDA_TRY(cudaMemcpyAsync(&moved, s->d.value, 8, cudaMemcpyDeviceToHost, st));
         CUDA_TRY(cudaStreamSynchronize(st));
         CUDA_TRY(cudaGetLastError());
         *deficits = s->host_counter[7] != 0;
+        *removed = (int64_t)moved;
     }
+    return MF_OK;
+fail:
+    return rc;
+}
+
+/* Zero flow on the device's current capacities: a cold start without
+ * another upload. */
+extern "C" int mf_gpu_dyn_reset(mf_gpu_solver *s, const mf_graph *g, mf_error *err)
+{
+    int rc = MF_OK;
+    CUDA_TRY(cudaSetDevice(s->device));
+    CUDA_TRY(cudaMemsetAsync(s->d.flow, 0, ((size_t)g->num_arcs + 1) * 4, s->stream));
+    CUDA_TRY(cudaMemsetAsync(s->d.excess, 0, ((size_t)g->num_vertices + 1) * 8, s->stream));
     return MF_OK;
 fail:
     return rc;

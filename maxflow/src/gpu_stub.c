@@ -46,9 +46,9 @@ int mf_gpu_dyn_load(mf_gpu_solver *s, const mf_graph *g, mf_error *err)
 }
 
 int mf_gpu_dyn_update(mf_gpu_solver *s, const mf_graph *g, int32_t count, const int32_t *changes,
-                      int *deficits, mf_error *err)
+                      int *deficits, int64_t *removed, mf_error *err)
 {
-    (void)s; (void)g; (void)count; (void)changes; (void)deficits;
+    (void)s; (void)g; (void)count; (void)changes; (void)deficits; (void)removed;
     return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
 }
 
@@ -56,5 +56,11 @@ int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt,
                      mf_result *res, mf_error *err)
 {
     (void)s; (void)g; (void)opt; (void)deficits; (void)res;
+    return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
+}
+
+int mf_gpu_dyn_reset(mf_gpu_solver *s, const mf_graph *g, mf_error *err)
+{
+    (void)s; (void)g;
     return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
 }

@@ -81,11 +81,14 @@ void mf_residual_free(mf_residual *r);
  * load uploads g and zeroes the flow state; update applies count capacity
  * changes (stored arc, its tail and head, new cap and rcap; one entry per
  * arc) to the device state and sets *deficits to 1 when a vertex other
- * than a terminal was left with negative excess; solve runs from the
+ * than a terminal was left with negative excess, *removed to the flow the
+ * new bounds cut off; solve runs from the
  * device state (g gives the terminals, sizes and flow_offset). */
 int mf_gpu_dyn_load(mf_gpu_solver *s, const mf_graph *g, mf_error *err);
 int mf_gpu_dyn_update(mf_gpu_solver *s, const mf_graph *g, int32_t count, const int32_t *changes,
-                      int *deficits, mf_error *err);
+                      int *deficits, int64_t *removed, mf_error *err);
+/* Zero flow on the capacities the device holds (cold start, no upload). */
+int mf_gpu_dyn_reset(mf_gpu_solver *s, const mf_graph *g, mf_error *err);
 int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt, int deficits,
                      mf_result *res, mf_error *err);
 

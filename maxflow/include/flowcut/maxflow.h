@@ -266,11 +266,13 @@ int mf_dynamic_set_input_arc(mf_dynamic *d, int32_t i, int32_t cap, mf_error *er
 /* Adds delta to the flow already routed outside the arcs (pre-cancelled
  * terminal capacity of grid networks). */
 void mf_dynamic_add_offset(mf_dynamic *d, int64_t delta);
-/* Solves: cold the first time, warm after. Heavy batches (more than
- * cold_fraction of the arcs, mf_dynamic_set_cold_fraction) solve cold. */
+/* Solves: cold the first time, warm after. Heavy batches solve cold: more
+ * than cold_fraction of the arcs changed (mf_dynamic_set_cold_fraction),
+ * or the new bounds cut off more than half of the last flow (repairing
+ * that undoes most of the previous solve; measured). stats.warm tells. */
 int mf_dynamic_solve(mf_dynamic *d, mf_result *res, mf_error *err);
 /* Fraction of the arcs above which a batch is solved cold (default 0.5;
- * 2 or more: never cold; 0: always). */
+ * 2 or more: never cold, whatever the batch; 0: always). */
 void mf_dynamic_set_cold_fraction(mf_dynamic *d, double fraction);
 /* The graph with every applied change (pending ones are not in it). */
 const mf_graph *mf_dynamic_graph(const mf_dynamic *d);
