@@ -171,7 +171,9 @@ static int64_t collect_batch(mf_dynamic *d, int *oom)
             continue; /* a later change of the same arc wins */
         int32_t *b = d->batch + CHANGE_FIELDS * count++;
         memcpy(b, c, sizeof(int32_t) * CHANGE_FIELDS);
-        b[1] = mf_arc_tail(&d->g, c[0]);
+        /* the GPU finds tails itself (2.4 M binary searches cost the host
+         * about a second at 16 Mpx); the CPU needs them here */
+        b[1] = d->engine == MF_ENGINE_GPU ? -1 : mf_arc_tail(&d->g, c[0]);
     }
     for (int64_t k = 0; k < d->npending; k++)
         d->last[d->pending[CHANGE_FIELDS * k]] = -1;

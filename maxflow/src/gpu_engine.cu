@@ -459,10 +459,23 @@ __global__ void __launch_bounds__(256) cut_side(dev_state d, int32_t hmax)
 /* Warm re-solve: applies capacity changes (arc, tail, head, cap, rcap),
  * clamping each flow into its new bounds; what no longer fits stays as
  * excess at one end and deficit at the other. One entry per arc. */
-__global__ void __launch_bounds__(256) apply_changes(dev_state d, const int32_t *__restrict__ chg, int32_t count)
+__global__ void __launch_bounds__(256) apply_changes(dev_state d, int32_t *__restrict__ chg, int32_t count)
 {
     for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
-        const int32_t a = chg[5 * k], u = chg[5 * k + 1], v = chg[5 * k + 2];
+        const int32_t a = chg[5 * k], v = chg[5 * k + 2];
+        int32_t u = chg[5 * k + 1];
+        if (u < 0) { /* the tail by binary search on out_start: on the host, a cache miss per step */
+            int32_t lo = 0, hi = d.n - 1;
+            while (lo < hi) {
+                const int32_t mid = lo + (hi - lo + 1) / 2;
+                if (d.out_start[mid] <= a)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            u = lo;
+            chg[5 * k + 1] = u; /* for find_deficits */
+        }
         const int32_t cap = chg[5 * k + 3], rcap = chg[5 * k + 4];
         const int32_t f = d.flow[a];
         const int32_t f2 = f > cap ? cap : f < -rcap ? -rcap : f;

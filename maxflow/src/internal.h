@@ -79,7 +79,8 @@ void mf_residual_free(mf_residual *r);
 
 /* GPU side of the warm re-solve (gpu_engine.cu; gpu_stub.c without CUDA).
  * load uploads g and zeroes the flow state; update applies count capacity
- * changes (stored arc, its tail and head, new cap and rcap; one entry per
+ * changes (stored arc, its tail or -1 to find it on the device, its head,
+ * new cap and rcap; one entry per
  * arc) to the device state and sets *deficits to 1 when a vertex other
  * than a terminal was left with negative excess, *removed to the flow the
  * new bounds cut off; solve runs from the
