@@ -4,7 +4,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-PACKAGES="cmake make gcc libc6-dev libpng-dev libjpeg62-turbo-dev libstb-dev"
+PACKAGES="cmake make gcc libc6-dev libpng-dev libjpeg62-turbo-dev libstb-dev libmicrohttpd-dev"
 missing=""
 for p in $PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
@@ -26,5 +26,6 @@ mkdir -p "$OUT"
 echo "mask:    $OUT/coffee-mask.png"
 echo "overlay: $OUT/coffee-overlay.png"
 echo "cut-out: $OUT/coffee-cutout.png"
+echo "interactive: ./build/segment/flowcut ui examples/coffee.png --seeds examples/coffee-seeds.png"
 # the same engine on a max-flow problem
 ./build/segment/flowcut generate genrmf -a 16 -b 16 | ./build/segment/flowcut maxflow --verify -

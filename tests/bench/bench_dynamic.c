@@ -15,6 +15,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "flowcut/maxflow.h"
 
+#include "bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,25 +38,6 @@ static const instance small_suite[] = {
     {"rlg 512x1024 (0.5 M)", 'w', 512, 1024},
     {"grid 1 Mpx (1000x1000, 4-conn)", 'g', 1000, 1000},
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int k)
-{
-    qsort(v, (size_t)k, sizeof *v, cmp_double);
-    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
 
 static uint64_t rng_state = 42;
 static uint64_t rnd(void)
@@ -172,12 +155,12 @@ int main(int argc, char **argv)
                 int ok = 1, nwarm = 0;
                 for (int rep = 0; rep < repeats; rep++) {
                     make_batch(d, term, nterm, batch, k);
-                    double t0 = now();
+                    double t0 = bench_now();
                     if (mf_dynamic_solve(d, &r, &err)) {
                         fprintf(stderr, "%s: warm: %s\n", in->name, err.message);
                         return 1;
                     }
-                    wall[rep] = now() - t0 - r.stats.download_seconds;
+                    wall[rep] = bench_now() - t0 - r.stats.download_seconds;
                     warm[rep] = r.stats.solve_seconds;
                     nwarm += r.stats.warm;
                     if (mf_verify(mf_dynamic_graph(d), &r, 0, &err) != MF_OK) {
@@ -204,7 +187,7 @@ int main(int argc, char **argv)
                 failures += !ok;
                 char label[32];
                 snprintf(label, sizeof label, "%s %g%%", kinds[k], 100 * fracs[f]);
-                double mc = median(cold, repeats), mw = median(warm, repeats), mwl = median(wall, repeats);
+                double mc = bench_median(cold, repeats), mw = bench_median(warm, repeats), mwl = bench_median(wall, repeats);
                 printf("%-34s %-9s %8d %10.4f %10.4f %10.4f %7.1fx %-6s %s\n", in->name, label, batch, mc, mw, mwl,
                        mc / (mwl > 0 ? mwl : 1e-9), nwarm == repeats ? "warm" : nwarm ? "mixed" : "cold",
                        ok ? "ok" : "FAILED");

@@ -9,6 +9,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "flowcut/maxflow.h"
 
+#include "bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,25 +48,6 @@ static const instance quick_suite[] = {
     {"genrmf-wide a32 b32", 'r', 32, 32}, {"rlg 256x256", 'w', 256, 256},
     {"acyclic-dense 500", 'a', 500, 0},   {"grid 0.25 Mpx (500x500, 4-conn)", 'g', 500, 500},
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int k)
-{
-    qsort(v, (size_t)k, sizeof *v, cmp_double);
-    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
 
 static int generate(const instance *in, mf_arclist *list)
 {
@@ -156,7 +139,7 @@ int main(int argc, char **argv)
             printf("%-34s CPU certificate FAILED: %s\n", in->name, err.message);
             failures++;
         }
-        double cpu_med = median(cpu_t, cpu_repeats < 16 ? cpu_repeats : 16);
+        double cpu_med = bench_median(cpu_t, cpu_repeats < 16 ? cpu_repeats : 16);
         double gpu_med = 0, e2e_med = 0;
         long long rounds = 0;
         mf_stats gst;
@@ -165,13 +148,13 @@ int main(int argc, char **argv)
             int ok = 1;
             for (int r = -1; r < repeats && r < 64; r++) { /* r = -1: warm-up and check */
                 mf_result gr;
-                double t0 = now();
+                double t0 = bench_now();
                 if (mf_gpu_solve(solver, &g, &opt, &gr, &err)) {
                     printf("%-34s GPU failed: %s\n", in->name, err.message);
                     ok = 0;
                     break;
                 }
-                double t1 = now();
+                double t1 = bench_now();
                 if (r < 0) {
                     snprintf(device, sizeof device, "%s", gr.stats.device_name);
                     rounds = gr.stats.rounds;
@@ -194,8 +177,8 @@ int main(int argc, char **argv)
             if (!ok) {
                 failures++;
             } else {
-                gpu_med = median(gpu_t, repeats < 64 ? repeats : 64);
-                e2e_med = median(e2e_t, repeats < 64 ? repeats : 64);
+                gpu_med = bench_median(gpu_t, repeats < 64 ? repeats : 64);
+                e2e_med = bench_median(e2e_t, repeats < 64 ? repeats : 64);
             }
         }
         if (use_gpu && gpu_med > 0)

@@ -13,21 +13,11 @@
 #include "flowcut/segment.h"
 
 #include <math.h>
+#include "bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int k)
-{
-    qsort(v, (size_t)k, sizeof *v, cmp_double);
-    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
 
 /* Bilinear upscale of RGB; nearest for labels. */
 static void upscale(const img_image *src, const img_image *seeds, int32_t w, int32_t h, uint8_t *rgb,
@@ -158,10 +148,10 @@ int main(int argc, char **argv)
                     k++;
                 }
             failures += !ok;
-            double mt = median(total, k), mf = median(fresh, k);
+            double mt = bench_median(total, k), mf = bench_median(fresh, k);
             printf("%-6s %-6s %-7s %9.4f %9.4f %9.4f %9.4f %9.4f %7.1fx %s\n", tok,
                    engine == MF_ENGINE_GPU ? "gpu" : "cpu", refit ? "refit" : "frozen", cold_cut, mt,
-                   median(solve, k), median(model, k), mf, mf / mt, ok ? "ok" : "MASK DIFFERS");
+                   bench_median(solve, k), bench_median(model, k), mf, mf / mt, ok ? "ok" : "MASK DIFFERS");
             fflush(stdout);
             gb_models_free(frozen);
             seg_session_close(ss);
