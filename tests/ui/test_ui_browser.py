@@ -170,6 +170,24 @@ def main():
                 fails.append("no 'Saved' status: " + wd.js("return document.getElementById('status').textContent"))
             if shots:
                 wd.screenshot(os.path.join(shots, "ui-stroke.png"))
+            # two fingers moving apart zoom in, and paint nothing
+            z0 = wd.js("return window.flowcut.zoom()")
+            v1 = wd.js("return window.flowcut.version")
+            c = wd.js("return window.flowcut.toClient(arguments[0], arguments[1])", w / 2, h / 2)
+
+            def finger(name, dx):
+                return {"type": "pointer", "id": name, "parameters": {"pointerType": "touch"}, "actions": [
+                    {"type": "pointerMove", "x": int(c[0] + dx), "y": int(c[1]), "origin": "viewport"},
+                    {"type": "pointerDown", "button": 0},
+                    {"type": "pointerMove", "x": int(c[0] + 3 * dx), "y": int(c[1]), "origin": "viewport",
+                     "duration": 200},
+                    {"type": "pointerUp", "button": 0}]}
+            wd.s("POST", "/actions", {"actions": [finger("f1", -30), finger("f2", 30)]})
+            z1 = wd.js("return window.flowcut.zoom()")
+            if not z1 > 1.5 * z0:
+                fails.append("pinch did not zoom in: %.3f -> %.3f" % (z0, z1))
+            if wd.js("return window.flowcut.version") != v1:
+                fails.append("the pinch painted a stroke")
             if not os.path.exists(stem + ".mask.png") or mask_png_bits(stem + ".mask.png") != after:
                 fails.append("the saved mask is not the page's mask")
             replay = os.path.join(tmp, "replay.png")
