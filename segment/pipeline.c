@@ -3,6 +3,7 @@
 #include "pipeline.h"
 
 #include "cli.h"
+#include "flowcut/segment.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -269,40 +270,17 @@ void seg_json_result(FILE *f, const seg_result *r)
 
 int seg_overlay(const seg_result *r, img_image *out)
 {
-    int32_t w = r->photo.width, h = r->photo.height;
-    if (img_alloc(out, w, h, 3))
+    if (img_alloc(out, r->photo.width, r->photo.height, 3))
         return -1;
-    for (int32_t y = 0; y < h; y++)
-        for (int32_t x = 0; x < w; x++) {
-            int64_t i = (int64_t)y * w + x;
-            const uint8_t *src = r->photo.data + 3 * i;
-            uint8_t *dst = out->data + 3 * i;
-            int fg = r->mask.data[i] != 0;
-            int edge = (x > 0 && (r->mask.data[i - 1] != 0) != fg) ||
-                       (x + 1 < w && (r->mask.data[i + 1] != 0) != fg) ||
-                       (y > 0 && (r->mask.data[i - w] != 0) != fg) ||
-                       (y + 1 < h && (r->mask.data[i + w] != 0) != fg);
-            if (edge) {
-                dst[0] = 255; dst[1] = 220; dst[2] = 0; /* boundary in yellow */
-            } else if (fg) {
-                memcpy(dst, src, 3);
-            } else {
-                for (int c = 0; c < 3; c++)
-                    dst[c] = (uint8_t)(src[c] * 3 / 10);
-            }
-        }
+    seg_draw_overlay(r->photo.data, r->mask.data, r->photo.width, r->photo.height, out->data);
     return 0;
 }
 
 int seg_cutout(const seg_result *r, img_image *out)
 {
-    int32_t w = r->photo.width, h = r->photo.height;
-    if (img_alloc(out, w, h, 4))
+    if (img_alloc(out, r->photo.width, r->photo.height, 4))
         return -1;
-    for (int64_t i = 0; i < (int64_t)w * h; i++) {
-        memcpy(out->data + 4 * i, r->photo.data + 3 * i, 3);
-        out->data[4 * i + 3] = r->mask.data[i];
-    }
+    seg_draw_cutout(r->photo.data, r->mask.data, r->photo.width, r->photo.height, out->data);
     return 0;
 }
 

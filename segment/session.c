@@ -400,6 +400,35 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
     return SEG_OK;
 }
 
+void seg_draw_overlay(const uint8_t *rgb, const uint8_t *mask, int32_t w, int32_t h, uint8_t *out)
+{
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            int64_t i = (int64_t)y * w + x;
+            const uint8_t *src = rgb + 3 * i;
+            uint8_t *dst = out + 3 * i;
+            int fg = mask[i] != 0;
+            int edge = (x > 0 && (mask[i - 1] != 0) != fg) || (x + 1 < w && (mask[i + 1] != 0) != fg) ||
+                       (y > 0 && (mask[i - w] != 0) != fg) || (y + 1 < h && (mask[i + w] != 0) != fg);
+            if (edge) {
+                dst[0] = 255, dst[1] = 220, dst[2] = 0; /* boundary in yellow */
+            } else if (fg) {
+                memcpy(dst, src, 3);
+            } else {
+                for (int c = 0; c < 3; c++)
+                    dst[c] = (uint8_t)(src[c] * 3 / 10);
+            }
+        }
+}
+
+void seg_draw_cutout(const uint8_t *rgb, const uint8_t *mask, int32_t w, int32_t h, uint8_t *out)
+{
+    for (int64_t i = 0; i < (int64_t)w * h; i++) {
+        memcpy(out + 4 * i, rgb + 3 * i, 3);
+        out[4 * i + 3] = mask[i];
+    }
+}
+
 /* The image of kind, allocated in out. */
 static int render(const seg_session *s, seg_save_kind kind, img_image *out)
 {
@@ -407,35 +436,12 @@ static int render(const seg_session *s, seg_save_kind kind, img_image *out)
     int channels = kind == SEG_SAVE_OVERLAY ? 3 : kind == SEG_SAVE_CUTOUT ? 4 : 1;
     if (img_alloc(out, w, h, channels))
         return SEG_ERR_NOMEM;
-    const uint8_t *mk = s->mask;
-    for (int32_t y = 0; y < h; y++)
-        for (int32_t x = 0; x < w; x++) {
-            int64_t i = (int64_t)y * w + x;
-            const uint8_t *src = s->rgb + 3 * i;
-            switch (kind) {
-            case SEG_SAVE_MASK: out->data[i] = mk[i]; break;
-            case SEG_SAVE_SEEDS: out->data[i] = s->labels[i]; break;
-            case SEG_SAVE_CUTOUT:
-                memcpy(out->data + 4 * i, src, 3);
-                out->data[4 * i + 3] = mk[i];
-                break;
-            case SEG_SAVE_OVERLAY: {
-                uint8_t *dst = out->data + 3 * i;
-                int fg = mk[i] != 0;
-                int edge = (x > 0 && (mk[i - 1] != 0) != fg) || (x + 1 < w && (mk[i + 1] != 0) != fg) ||
-                           (y > 0 && (mk[i - w] != 0) != fg) || (y + 1 < h && (mk[i + w] != 0) != fg);
-                if (edge) {
-                    dst[0] = 255, dst[1] = 220, dst[2] = 0; /* boundary in yellow */
-                } else if (fg) {
-                    memcpy(dst, src, 3);
-                } else {
-                    for (int c = 0; c < 3; c++)
-                        dst[c] = (uint8_t)(src[c] * 3 / 10);
-                }
-                break;
-            }
-            }
-        }
+    switch (kind) {
+    case SEG_SAVE_MASK: memcpy(out->data, s->mask, (size_t)s->npx); break;
+    case SEG_SAVE_SEEDS: memcpy(out->data, s->labels, (size_t)s->npx); break;
+    case SEG_SAVE_CUTOUT: seg_draw_cutout(s->rgb, s->mask, w, h, out->data); break;
+    case SEG_SAVE_OVERLAY: seg_draw_overlay(s->rgb, s->mask, w, h, out->data); break;
+    }
     return SEG_OK;
 }
 

@@ -133,6 +133,13 @@ int seg_session_save(const seg_session *s, seg_save_kind kind, const char *path,
 int seg_session_render_png(const seg_session *s, seg_save_kind kind, uint8_t **png, size_t *size,
                            seg_error *err);
 
+/* The overlay (background dimmed to 30%, the mask's boundary in yellow)
+ * into out (width * height * 3), and the cut-out (the photo with the mask
+ * as alpha) into out (width * height * 4). mask: 0 background, else
+ * foreground. */
+void seg_draw_overlay(const uint8_t *rgb, const uint8_t *mask, int32_t width, int32_t height, uint8_t *out);
+void seg_draw_cutout(const uint8_t *rgb, const uint8_t *mask, int32_t width, int32_t height, uint8_t *out);
+
 #ifdef __cplusplus
 }
 #endif
