@@ -151,29 +151,3 @@ int parse_double(const char *s, double lo, double hi, double *out)
     *out = v;
     return 0;
 }
-
-int parse_engine(const char *s, mf_engine *e)
-{
-    if (!strcmp(s, "auto"))
-        *e = MF_ENGINE_AUTO;
-    else if (!strcmp(s, "cpu"))
-        *e = MF_ENGINE_CPU;
-    else if (!strcmp(s, "gpu"))
-        *e = MF_ENGINE_GPU;
-    else
-        return -1;
-    return 0;
-}
-
-int parse_cpu_algorithm(const char *s, mf_cpu_algorithm *a)
-{
-    if (!strcmp(s, "push-relabel"))
-        *a = MF_CPU_PUSH_RELABEL;
-    else if (!strcmp(s, "bk"))
-        *a = MF_CPU_BK;
-    else if (!strcmp(s, "auto"))
-        *a = MF_CPU_AUTO;
-    else
-        return -1;
-    return 0;
-}

@@ -39,9 +39,6 @@ void json_string(FILE *f, const char *s);
 /* Parses a whole decimal integer in [lo, hi]; returns 0 on success. */
 int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 int parse_double(const char *s, double lo, double hi, double *out);
-/* --engine auto|cpu|gpu and --cpu-algorithm bk|push-relabel; 0 on success. */
-int parse_engine(const char *s, mf_engine *e);
-int parse_cpu_algorithm(const char *s, mf_cpu_algorithm *a);
 
 int cmd_maxflow(int argc, char **argv);
 int cmd_generate(int argc, char **argv);

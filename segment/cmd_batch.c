@@ -5,6 +5,7 @@
 #include "batch_inputs.h"
 #include "cli.h"
 #include "seg_args.h"
+#include "seg_output.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -477,9 +478,9 @@ int cmd_batch(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (trimap)
-        o.seeds = SEEDS_TRIMAP;
-    else if (o.seeds == SEEDS_TRIMAP)
-        o.seeds = SEEDS_LABELS;
+        o.seeds = SEG_SEEDS_TRIMAP;
+    else if (o.seeds == SEG_SEEDS_TRIMAP)
+        o.seeds = SEG_SEEDS_LABELS;
     if (jobs < 1)
         jobs = 1;
     { /* the network build of each worker gets its share of the cores */

@@ -160,13 +160,13 @@ int cmd_maxflow(int argc, char **argv)
         case O_FLOW: want_flow = 1; break;
         case O_CUT: cut_path = optarg; break;
         case O_ENGINE:
-            if (parse_engine(optarg, &opt.engine)) {
+            if (mf_engine_parse(optarg, &opt.engine)) {
                 DISPLAYLEVEL(1, "flowcut maxflow: --engine must be auto, cpu or gpu\n");
                 return EXIT_USAGE;
             }
             break;
         case O_CPUALG:
-            if (parse_cpu_algorithm(optarg, &opt.cpu_algorithm)) {
+            if (mf_cpu_algorithm_parse(optarg, &opt.cpu_algorithm)) {
                 DISPLAYLEVEL(1, "flowcut maxflow: --cpu-algorithm must be push-relabel, bk or auto\n");
                 return EXIT_USAGE;
             }

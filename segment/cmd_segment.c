@@ -2,6 +2,7 @@
 /* flowcut segment: photo + seeds -> foreground mask (and overlay, cut-out). */
 #include "cli.h"
 #include "seg_args.h"
+#include "seg_output.h"
 
 #include <string.h>
 #include <time.h>

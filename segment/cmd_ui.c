@@ -173,7 +173,7 @@ int cmd_ui(int argc, char **argv)
         }
         if (!(labels = malloc((size_t)photo.width * photo.height)))
             goto nomem;
-        seg_labels_from_image(&seed_img, &o, labels, &nfg, &nbg);
+        seg_labels_from_seeds(seed_img.data, seed_img.width, seed_img.height, seed_img.channels, &o, labels, &nfg, &nbg);
     }
     mask_path = out ? strdup(out) : beside(image, ".mask.png");
     cutout_path = beside(mask_path ? mask_path : image, ".cutout.png");

@@ -2,8 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline.h"
 
-#include "cli.h"
-#include "flowcut/segment.h"
+#include "seg_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,21 +15,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void seg_options_default(seg_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->seeds = SEEDS_LABELS;
-    o->fg_rgb[0] = 255;
-    o->bg_rgb[2] = 255;
-    gb_params_default(&o->graph);
-    o->iterations = 0;
-    mf_options_default(&o->solve);
-    /* BK on large photos, push-relabel on small ones (measured) */
-    o->solve.cpu_algorithm = MF_CPU_AUTO;
-    o->solve.cut_only = 1; /* a mask needs the cut, not the flows */
-    o->max_pixels = IMG_DEFAULT_MAX_PIXELS;
-}
-
 void seg_result_free(seg_result *r)
 {
     img_free(&r->photo);
@@ -40,39 +24,53 @@ void seg_result_free(seg_result *r)
 static int fail_img(seg_result *r, const img_error *e)
 {
     img_error_format(e, r->error, sizeof r->error);
+    r->code = e->code == IMG_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_IMAGE;
     return -1;
 }
 
-seed_kind seg_labels_from_image(const img_image *seeds, const seg_options *o, uint8_t *labels, int64_t *nfg,
-                                int64_t *nbg)
+int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, int32_t channels,
+                          const seg_options *o, uint8_t *labels, int64_t *nfg, int64_t *nbg)
 {
-    int64_t npx = (int64_t)seeds->width * seeds->height;
-    seed_kind kind = o->seeds;
-    if (kind == SEEDS_LABELS && seeds->channels == 3)
-        kind = SEEDS_SCRIBBLE; /* a colour seed image: scribbles in the default colours */
-    *nfg = *nbg = 0;
+    if (!seeds || !o || !labels || !nfg || !nbg || width <= 0 || height <= 0 || (channels != 1 && channels != 3))
+        return SEG_ERR_INVALID;
+    int64_t npx = (int64_t)width * height;
+    seg_seed_kind kind = o->seeds;
+    if (kind == SEG_SEEDS_LABELS && channels == 3)
+        kind = SEG_SEEDS_SCRIBBLE; /* a colour seed image: scribbles in the default colours */
+    int64_t fg = 0, bg = 0;
     for (int64_t i = 0; i < npx; i++) {
-        const uint8_t *px = seeds->data + i * seeds->channels;
+        const uint8_t *px = seeds + i * channels;
         uint8_t l = GB_UNMARKED;
         switch (kind) {
-        case SEEDS_LABELS:
+        case SEG_SEEDS_LABELS:
             l = px[0] == 1 ? GB_FOREGROUND : px[0] == 2 ? GB_BACKGROUND : GB_UNMARKED;
             break;
-        case SEEDS_TRIMAP:
+        case SEG_SEEDS_TRIMAP:
             l = px[0] == 255 ? GB_FOREGROUND : px[0] == 0 ? GB_BACKGROUND : GB_UNMARKED;
             break;
-        case SEEDS_SCRIBBLE:
-            if (seeds->channels == 3 && !memcmp(px, o->fg_rgb, 3))
+        case SEG_SEEDS_SCRIBBLE:
+            if (channels == 3 && !memcmp(px, o->fg_rgb, 3))
                 l = GB_FOREGROUND;
-            else if (seeds->channels == 3 && !memcmp(px, o->bg_rgb, 3))
+            else if (channels == 3 && !memcmp(px, o->bg_rgb, 3))
                 l = GB_BACKGROUND;
             break;
         }
         labels[i] = l;
-        *nfg += l == GB_FOREGROUND;
-        *nbg += l == GB_BACKGROUND;
+        fg += l == GB_FOREGROUND;
+        bg += l == GB_BACKGROUND;
     }
-    return kind;
+    *nfg = fg;
+    *nbg = bg;
+    return (int)kind;
+}
+
+/* "no foreground seed: mark at least one pixel with value 1 (foreground)" */
+static void no_seed_message(int kind, int64_t nfg, char *buf, size_t size)
+{
+    static const char *what[] = {"value 1 (foreground)", "255 (foreground)", "the foreground colour"};
+    static const char *what_bg[] = {"value 2 (background)", "0 (background)", "the background colour"};
+    snprintf(buf, size, "no %s seed: mark at least one pixel with %s", !nfg ? "foreground" : "background",
+             !nfg ? what[kind] : what_bg[kind]);
 }
 
 int seg_load(const char *image_path, const char *seed_path, const seg_options *o, seg_result *r,
@@ -88,6 +86,7 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
     if (seeds.width != r->photo.width || seeds.height != r->photo.height) {
         snprintf(r->error, sizeof r->error, "%s: seed image is %dx%d, the photo %s is %dx%d", seed_path,
                  seeds.width, seeds.height, image_path, r->photo.width, r->photo.height);
+        r->code = SEG_ERR_INVALID;
         img_free(&seeds);
         return -1;
     }
@@ -96,16 +95,18 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
     if (!labels) {
         img_free(&seeds);
         snprintf(r->error, sizeof r->error, "%s: out of memory", seed_path);
+        r->code = SEG_ERR_NOMEM;
         return -1;
     }
     int64_t nfg = 0, nbg = 0;
-    seed_kind kind = seg_labels_from_image(&seeds, o, labels, &nfg, &nbg);
+    int kind = seg_labels_from_seeds(seeds.data, seeds.width, seeds.height, seeds.channels, o, labels, &nfg, &nbg);
     img_free(&seeds);
-    if (!nfg || !nbg) {
-        static const char *what[] = {"value 1 (foreground)", "255 (foreground)", "the foreground colour"};
-        static const char *what_bg[] = {"value 2 (background)", "0 (background)", "the background colour"};
-        snprintf(r->error, sizeof r->error, "%s: no %s seed: mark at least one pixel with %s", seed_path,
-                 !nfg ? "foreground" : "background", !nfg ? what[kind] : what_bg[kind]);
+    if (kind < 0 || !nfg || !nbg) {
+        char msg[256] = "seed image has 2 or 4 channels";
+        if (kind >= 0)
+            no_seed_message(kind, nfg, msg, sizeof msg);
+        snprintf(r->error, sizeof r->error, "%s: %s", seed_path, msg);
+        r->code = kind < 0 ? SEG_ERR_INVALID : SEG_ERR_NEED_SEEDS;
         free(labels);
         return -1;
     }
@@ -155,6 +156,7 @@ static int fit_and_build(seg_job *j, const seg_options *o)
     mf_graph_free(&j->graph);
     if (seg_build(&j->r, j->labels, j->model_labels, o, &j->graph, NULL, &j->r.times, msg, sizeof msg)) {
         snprintf(j->r.error, sizeof j->r.error, "%s: %s", j->image_path, msg);
+        j->r.code = SEG_ERR_MODEL;
         return -1;
     }
     return 0;
@@ -169,8 +171,20 @@ int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, con
     if (seg_load(image_path, seed_path, o, &j->r, &j->labels))
         return -1;
     j->r.times.decode = now() - t0;
+    return seg_job_begin(j, image_path, &j->r.photo, j->labels, o);
+}
+
+int seg_job_begin(seg_job *j, const char *name, img_image *photo, uint8_t *labels, const seg_options *o)
+{
+    if (photo != &j->r.photo) { /* in memory: the job was not started from files */
+        memset(j, 0, sizeof *j);
+        j->r.photo = *photo;
+        j->labels = labels;
+    }
+    j->image_path = name;
     if (img_alloc(&j->r.mask, j->r.photo.width, j->r.photo.height, 1)) {
-        snprintf(j->r.error, sizeof j->r.error, "%s: out of memory", image_path);
+        snprintf(j->r.error, sizeof j->r.error, "%s: out of memory", name);
+        j->r.code = SEG_ERR_NOMEM;
         return -1;
     }
     j->model_labels = j->labels;
@@ -196,6 +210,7 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
         char msg[512];
         mf_error_format(&err, msg, sizeof msg);
         snprintf(j->r.error, sizeof j->r.error, "%s: solve: %s", j->image_path, msg);
+        j->r.code = SEG_ERR_SOLVE;
         return -1;
     }
     j->r.times.solve += now() - t0;
@@ -218,6 +233,7 @@ int seg_job_next(seg_job *j, const seg_options *o)
             if (j->model_labels == j->labels && !(j->model_labels = malloc((size_t)npx))) {
                 j->model_labels = j->labels;
                 snprintf(r->error, sizeof r->error, "%s: out of memory", j->image_path);
+                r->code = SEG_ERR_NOMEM;
                 return -1;
             }
             for (int64_t i = 0; i < npx; i++)
@@ -238,62 +254,116 @@ int seg_job_next(seg_job *j, const seg_options *o)
     return 0;
 }
 
+/* Solves and re-fits until the job is done. */
+static int job_finish(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
+{
+    int rc = 0;
+    while (rc == 0) {
+        rc = seg_job_solve(j, o, solver);
+        if (rc == 0 && (rc = seg_job_next(j, o)) != 1)
+            break; /* 0: done; -1: failed */
+        rc = rc == 1 ? 0 : rc;
+    }
+    return rc;
+}
+
 int seg_run(const char *image_path, const char *seed_path, const seg_options *o,
             mf_gpu_solver *solver, seg_result *r)
 {
     seg_job j;
     int rc = seg_job_start(&j, image_path, seed_path, o);
-    while (rc == 0) {
-        rc = seg_job_solve(&j, o, solver);
-        if (rc == 0 && (rc = seg_job_next(&j, o)) != 1)
-            break; /* 0: done; -1: failed */
-        rc = rc == 1 ? 0 : rc;
-    }
+    if (rc == 0)
+        rc = job_finish(&j, o, solver);
     seg_job_free(&j);
     *r = j.r;
     return rc ? -1 : 0;
 }
 
-void seg_json_result(FILE *f, const seg_result *r)
+static void fill_info(const seg_job *j, seg_info *info)
 {
-    fprintf(f,
-            "\"width\": %d, \"height\": %d, \"flow\": %lld, \"foreground_pixels\": %lld, \"engine\": \"%s\", "
-            "\"device\": ",
-            r->photo.width, r->photo.height, (long long)r->flow_value, (long long)r->foreground_pixels,
-            r->engine_used == MF_ENGINE_GPU ? "gpu" : "cpu");
-    json_string(f, r->device);
-    fprintf(f,
-            ", \"times\": {\"decode\": %.6f, \"model\": %.6f, \"build\": %.6f, \"solve\": %.6f, "
-            "\"encode\": %.6f}}\n",
-            r->times.decode, r->times.model, r->times.build, r->times.solve, r->times.encode);
+    if (!info)
+        return;
+    memset(info, 0, sizeof *info);
+    info->flow = j->r.flow_value;
+    info->foreground = j->r.foreground_pixels;
+    info->engine = j->r.engine_used;
+    info->iterations = j->iteration;
+    info->model_seconds = j->r.times.model;
+    info->build_seconds = j->r.times.build;
+    info->solve_seconds = j->r.times.solve;
+    snprintf(info->device, sizeof info->device, "%s", j->r.device);
 }
 
-int seg_overlay(const seg_result *r, img_image *out)
+int seg_segment(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+                int32_t seed_channels, const seg_options *o, uint8_t *mask, seg_info *info, seg_error *err)
 {
-    if (img_alloc(out, r->photo.width, r->photo.height, 3))
-        return -1;
-    seg_draw_overlay(r->photo.data, r->mask.data, r->photo.width, r->photo.height, out->data);
-    return 0;
-}
-
-int seg_cutout(const seg_result *r, img_image *out)
-{
-    if (img_alloc(out, r->photo.width, r->photo.height, 4))
-        return -1;
-    seg_draw_cutout(r->photo.data, r->mask.data, r->photo.width, r->photo.height, out->data);
-    return 0;
-}
-
-int seg_write_png(const char *path, int force, const img_image *img, char *error, size_t error_size)
-{
-    out_file o;
-    img_error ie = {0};
-    if (out_open(&o, path, force, error, error_size))
-        return -1;
-    if (img_write_png(o.f, img, path, &ie)) {
-        out_abort(&o);
-        snprintf(error, error_size, "%s: cannot write PNG", path);
-        return -1;
+    seg_options defaults;
+    if (!o) {
+        seg_options_default(&defaults);
+        o = &defaults;
     }
-    return out_commit(&o, error, error_size) ? -1 : 0;
+    if (!rgb || !seeds || !mask || width <= 0 || height <= 0 || (int64_t)width * height > INT32_MAX - 2)
+        return seg_fail(err, SEG_ERR_INVALID, "seg_segment: NULL buffer or bad size %dx%d", width, height);
+    if (seed_channels != 1 && seed_channels != 3)
+        return seg_fail(err, SEG_ERR_INVALID, "seeds have %d channels; 1 (labels, trimap) or 3 (scribbles)",
+                        seed_channels);
+    size_t npx = (size_t)width * (size_t)height;
+    img_image photo = {0};
+    uint8_t *labels = malloc(npx);
+    if (!labels || img_alloc(&photo, width, height, 3)) {
+        free(labels);
+        return seg_fail(err, SEG_ERR_NOMEM, "out of memory for a %dx%d photo", width, height);
+    }
+    memcpy(photo.data, rgb, npx * 3);
+    int64_t nfg, nbg;
+    int kind = seg_labels_from_seeds(seeds, width, height, seed_channels, o, labels, &nfg, &nbg);
+    if (!nfg || !nbg) {
+        char msg[256];
+        no_seed_message(kind, nfg, msg, sizeof msg);
+        free(labels);
+        img_free(&photo);
+        return seg_fail(err, SEG_ERR_NEED_SEEDS, "%s", msg);
+    }
+    seg_job j;
+    int rc = seg_job_begin(&j, "photo", &photo, labels, o);
+    if (rc == 0)
+        rc = job_finish(&j, o, NULL);
+    if (rc == 0) {
+        memcpy(mask, j.r.mask.data, npx);
+        fill_info(&j, info);
+    } else {
+        rc = seg_fail(err, j.r.code ? j.r.code : SEG_ERR_SOLVE, "%s", j.r.error);
+    }
+    seg_job_free(&j);
+    seg_result_free(&j.r);
+    return rc;
+}
+
+int seg_segment_files(const char *image_path, const char *seed_path, const seg_options *o, uint8_t **mask,
+                      int32_t *width, int32_t *height, seg_info *info, seg_error *err)
+{
+    seg_options defaults;
+    if (!o) {
+        seg_options_default(&defaults);
+        o = &defaults;
+    }
+    if (!image_path || !seed_path || !mask || !width || !height)
+        return seg_fail(err, SEG_ERR_INVALID, "seg_segment_files: NULL argument");
+    *mask = NULL;
+    seg_job j;
+    int rc = seg_job_start(&j, image_path, seed_path, o);
+    if (rc == 0)
+        rc = job_finish(&j, o, NULL);
+    if (rc == 0) {
+        fill_info(&j, info);
+        *width = j.r.mask.width;
+        *height = j.r.mask.height;
+        *mask = j.r.mask.data; /* handed over */
+        j.r.mask.data = NULL;
+    } else {
+        rc = seg_fail(err, j.r.code ? j.r.code : SEG_ERR_SOLVE, "%s", j.r.error);
+    }
+    seg_job_free(&j);
+    seg_result_free(&j.r);
+    return rc;
 }

@@ -1,5 +1,7 @@
-/* The segmentation pipeline behind `flowcut segment`, `graph` and `batch`:
- * decode, seeds, colour models, network, min cut, mask. */
+/* The segmentation pipeline behind seg_segment and `flowcut segment`,
+ * `graph` and `batch`: decode, seeds, colour models, network, min cut,
+ * mask. Private to the segmentation library and the CLI (the batch driver
+ * runs the steps on different threads). */
 #ifndef FLOWCUT_PIPELINE_H
 #define FLOWCUT_PIPELINE_H
 
@@ -7,19 +9,7 @@
 #include <stdio.h>
 #include "flowcut/images.h"
 #include "flowcut/maxflow.h"
-
-typedef enum { SEEDS_LABELS = 0, SEEDS_TRIMAP, SEEDS_SCRIBBLE } seed_kind;
-
-typedef struct seg_options {
-    seed_kind seeds;
-    uint8_t fg_rgb[3], bg_rgb[3];  /* scribble colours */
-    gb_params graph;
-    int iterations;                /* model re-fits on the segmentation */
-    mf_options solve;
-    int64_t max_pixels;
-} seg_options;
-
-void seg_options_default(seg_options *o);
+#include "flowcut/segment.h"
 
 typedef struct seg_times {
     double decode, model, build, solve, encode;
@@ -33,14 +23,9 @@ typedef struct seg_result {
     int engine_used;
     char device[128];
     seg_times times;
+    int code;          /* SEG_ERR_* on failure */
     char error[768];   /* "FILE: message" on failure */
 } seg_result;
-
-/* Turns a seed image into labels (GB_FOREGROUND / GB_BACKGROUND /
- * GB_UNMARKED) by o->seeds; counts both kinds; returns the kind used (a
- * colour image under SEEDS_LABELS is read as scribbles). */
-seed_kind seg_labels_from_image(const img_image *seeds, const seg_options *o, uint8_t *labels, int64_t *nfg,
-                                int64_t *nbg);
 
 /* Loads the photo and seed file and turns the seeds into a label map
  * (GB_FOREGROUND / GB_BACKGROUND / GB_UNMARKED). */
@@ -69,6 +54,9 @@ typedef struct seg_job {
 } seg_job;
 
 int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o);
+/* The same on a photo and labels already in memory: the job takes both
+ * (photo->data and labels are freed with it); name is used in messages. */
+int seg_job_begin(seg_job *j, const char *name, img_image *photo, uint8_t *labels, const seg_options *o);
 int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver);
 int seg_job_next(seg_job *j, const seg_options *o);
 void seg_job_free(seg_job *j);
@@ -78,16 +66,5 @@ int seg_run(const char *image_path, const char *seed_path, const seg_options *o,
             mf_gpu_solver *solver, seg_result *r);
 
 void seg_result_free(seg_result *r);
-
-/* The fields of a finished result that close a JSON line of segment and
- * batch: size, flow, foreground, engine, device, stage times, then "}\n". */
-void seg_json_result(FILE *f, const seg_result *r);
-
-/* Overlay (background dimmed, boundary drawn) and RGBA cut-out images. */
-int seg_overlay(const seg_result *r, img_image *out);
-int seg_cutout(const seg_result *r, img_image *out);
-
-/* Writes an image as PNG through a temporary file and rename. */
-int seg_write_png(const char *path, int force, const img_image *img, char *error, size_t error_size);
 
 #endif

@@ -3,6 +3,8 @@
  * the time, never the answer. */
 #include "cpu_engines.h"
 
+#include <string.h>
+
 /* Which algorithm wins depends on the photo as much as on its size: on
  * the 0.19 Mpx PASCAL photos of seg-dev push-relabel was faster on 79 of
  * 99 (1.3x on average), on the alpha-matting photos BK was 2-10x faster at
@@ -28,4 +30,17 @@ int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res, mf_er
                 ? MF_CPU_BK
                 : MF_CPU_PUSH_RELABEL;
     return a == MF_CPU_BK ? mf_bk(g, opt, res, err) : mf_push_relabel(g, opt, res, err);
+}
+
+int mf_cpu_algorithm_parse(const char *name, mf_cpu_algorithm *a)
+{
+    if (name && !strcmp(name, "push-relabel"))
+        *a = MF_CPU_PUSH_RELABEL;
+    else if (name && !strcmp(name, "bk"))
+        *a = MF_CPU_BK;
+    else if (name && !strcmp(name, "auto"))
+        *a = MF_CPU_AUTO;
+    else
+        return MF_ERR_INVALID;
+    return MF_OK;
 }

@@ -35,3 +35,14 @@ int mf_solve(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error 
     }
     return rc;
 }
+
+int mf_engine_parse(const char *name, mf_engine *e)
+{
+    static const char *names[] = {"auto", "cpu", "gpu"};
+    for (int i = 0; name && i < 3; i++)
+        if (!strcmp(name, names[i])) {
+            *e = (mf_engine)i;
+            return MF_OK;
+        }
+    return MF_ERR_INVALID;
+}

@@ -27,6 +27,12 @@
 extern "C" {
 #endif
 
+/* Everything declared here is the interface: exported from the shared
+ * library, which is built with all else hidden. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define GB_SCALE 64.0
 #define GB_MAX_DATA_COST 40.0
 
@@ -99,6 +105,10 @@ int gb_models_equal(const gb_models *a, const gb_models *b);
  * (cancelled[] from gb_build), so that any max-flow solver finds the same
  * value and cut. n-links appear as two opposite arcs. */
 int gb_to_arclist(const mf_graph *g, const int32_t *cancelled, mf_arclist *out);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

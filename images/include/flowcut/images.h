@@ -14,6 +14,12 @@
 extern "C" {
 #endif
 
+/* Everything declared here is the interface: exported from the shared
+ * library, which is built with all else hidden. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 enum {
     IMG_OK = 0,
     IMG_ERR_NOMEM = -1,
@@ -55,6 +61,10 @@ int img_write_png(FILE *f, const img_image *img, const char *name, img_error *er
 
 int img_alloc(img_image *img, int32_t width, int32_t height, int32_t channels);
 void img_free(img_image *img);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

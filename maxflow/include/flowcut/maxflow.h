@@ -16,6 +16,12 @@
 extern "C" {
 #endif
 
+/* Everything declared here is the interface: exported from the shared
+ * library, which is built with all else hidden. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define FLOWCUT_VERSION "0.1.0"
 
 enum {
@@ -129,6 +135,17 @@ typedef struct mf_build_options {
 int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
                        mf_graph *g, mf_error *err);
 
+/* Builds the graph of num_nodes nodes (0 .. num_nodes - 1) plus a source
+ * (vertex num_nodes) and a sink (num_nodes + 1) from pairs: pair i joins
+ * tail[i] to head[i] with capacity cap[i] along and rcap[i] against (one
+ * stored arc each, in order; self-loops dropped). source_cap[v] and
+ * sink_cap[v] (either array may be NULL) are node v's terminal
+ * capacities: what both give is pre-cancelled into flow_offset, the rest
+ * becomes one terminal arc. The form of PyMaxflow's add_edge/add_tedge. */
+int mf_graph_from_pairs(int32_t num_nodes, int64_t num_pairs, const int32_t *tail, const int32_t *head,
+                        const int32_t *cap, const int32_t *rcap, const int64_t *source_cap,
+                        const int64_t *sink_cap, mf_graph *g, mf_error *err);
+
 /* For builders that know the degree structure (graphbuild): allocates the
  * arrays for n vertices and m arcs; the caller fills out_start, arc_head,
  * arc_cap and arc_rcap, then calls mf_graph_finish() to derive the
@@ -167,6 +184,11 @@ typedef struct mf_options {
 } mf_options;
 
 void mf_options_default(mf_options *opt);
+
+/* Names as the CLI takes them: auto, cpu, gpu; auto, bk, push-relabel.
+ * 0 on success, MF_ERR_INVALID for another name. */
+int mf_engine_parse(const char *name, mf_engine *e);
+int mf_cpu_algorithm_parse(const char *name, mf_cpu_algorithm *a);
 
 typedef struct mf_stats {
     double solve_seconds;       /* engine time, both phases */
@@ -304,6 +326,10 @@ int mf_gen_washington_rlg(int32_t rows, int32_t cols, int32_t maxcap,
 int mf_gen_acyclic_dense(int32_t n, uint64_t seed, mf_arclist *out);
 int mf_gen_grid(int32_t width, int32_t height, int connectivity,
                 uint64_t seed, mf_arclist *out);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
-/* flowcut segmentation library: an interactive session that re-cuts a
- * photo warm as strokes are added or erased.
+/* flowcut segmentation library: photo + seeds -> mask in one call
+ * (seg_segment, every option of `flowcut segment`), and an interactive
+ * session that re-cuts a photo warm as strokes are added or erased.
  *
  * The session keeps the photo, the colour models, the grid network and a
  * warm solver (mf_dynamic; on the GPU when one is usable) alive between
@@ -29,6 +30,12 @@
 extern "C" {
 #endif
 
+/* Everything declared here is the interface: exported from the shared
+ * library, which is built with all else hidden. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 enum {
     SEG_OK = 0,
     SEG_ERR_NOMEM = -1,
@@ -36,7 +43,8 @@ enum {
     SEG_ERR_IO = -3,         /* a file could not be written */
     SEG_ERR_NEED_SEEDS = -4, /* no foreground or no background seed yet */
     SEG_ERR_MODEL = -5,      /* colour models or network could not be built */
-    SEG_ERR_SOLVE = -6       /* the max-flow engine failed */
+    SEG_ERR_SOLVE = -6,      /* the max-flow engine failed */
+    SEG_ERR_IMAGE = -7       /* an image file could not be read */
 };
 
 const char *seg_strerror(int code);
@@ -46,6 +54,80 @@ typedef struct seg_error {
     char message[512];
 } seg_error;
 
+/* ---------------------------------------------------------------------
+ * One-shot segmentation: what `flowcut segment` does, on memory. */
+
+/* How a seed image is read. */
+typedef enum {
+    SEG_SEEDS_LABELS = 0, /* grey or palette index: 1 foreground, 2 background, else unmarked
+                           * (a 3-channel image is read as SEG_SEEDS_SCRIBBLE) */
+    SEG_SEEDS_TRIMAP,     /* 255 foreground, 0 background, else unknown */
+    SEG_SEEDS_SCRIBBLE    /* RGB: fg_rgb foreground, bg_rgb background, else unmarked */
+} seg_seed_kind;
+
+typedef struct seg_options {
+    seg_seed_kind seeds;
+    uint8_t fg_rgb[3], bg_rgb[3]; /* scribble colours (default red, blue) */
+    gb_params graph;              /* lambda, connectivity, model, uniform_mix */
+    int iterations;               /* GrabCut-style re-fits on the segmentation (default 0) */
+    mf_options solve;             /* engine, device, cpu_algorithm */
+    int64_t max_pixels;           /* larger images are refused (files only) */
+} seg_options;
+
+/* The defaults of `flowcut segment`. */
+void seg_options_default(seg_options *o);
+
+/* A heap-allocated seg_options with the defaults, for language bindings
+ * that cannot lay out the struct; free with seg_options_free. NULL when
+ * out of memory. */
+seg_options *seg_options_new(void);
+void seg_options_free(seg_options *o);
+/* Frees what the library malloc'ed for the caller (the mask of
+ * seg_segment_files, the PNG of seg_session_render_png): bindings call it
+ * rather than a free() of their own. */
+void seg_free(void *p);
+
+/* Sets one option by its command-line name (without the dashes) from a
+ * string, with the CLI's checks and messages: seeds (labels, trimap,
+ * scribble), scribble-colors (FG,BG hex RGB), lambda, connectivity,
+ * model, uniform-mix, iterations, engine, cpu-algorithm, device,
+ * max-pixels. SEG_ERR_INVALID with the reason in err. */
+int seg_options_set(seg_options *o, const char *name, const char *value, seg_error *err);
+
+/* Reads a seed image (width * height * channels bytes; 1 or 3 channels)
+ * into labels (GB_UNMARKED, GB_FOREGROUND, GB_BACKGROUND) as o->seeds
+ * says; *nfg and *nbg count the seeds of each kind. Returns the kind used
+ * (0 or more) or SEG_ERR_INVALID. */
+int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, int32_t channels,
+                          const seg_options *o, uint8_t *labels, int64_t *nfg, int64_t *nbg);
+
+typedef struct seg_info {
+    int64_t flow;          /* max-flow value of the last cut */
+    int64_t foreground;    /* pixels in the mask */
+    int engine;            /* MF_ENGINE_CPU or MF_ENGINE_GPU */
+    int iterations;        /* re-fits done */
+    double model_seconds, build_seconds, solve_seconds;
+    char device[128];
+} seg_info;
+
+/* Segments an RGB photo (width * height * 3 bytes) with a seed image as
+ * seg_labels_from_seeds reads it; writes width * height bytes to mask
+ * (255 foreground, 0 background). The mask is bit-identical to `flowcut
+ * segment` with the same options. info may be NULL. SEG_ERR_NEED_SEEDS
+ * when either region has no seed. */
+int seg_segment(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+                int32_t seed_channels, const seg_options *o, uint8_t *mask, seg_info *info,
+                seg_error *err);
+
+/* The same from files (any format the images library reads); the mask is
+ * malloc'ed (the caller frees it) and its size returned in *width and
+ * *height. */
+int seg_segment_files(const char *image_path, const char *seed_path, const seg_options *o,
+                      uint8_t **mask, int32_t *width, int32_t *height, seg_info *info,
+                      seg_error *err);
+
+/* ---------------------------------------------------------------------
+ * Interactive session. */
 typedef struct seg_session_options {
     gb_params graph;   /* lambda, connectivity, model, ... as `flowcut segment` */
     mf_options solve;  /* engine (auto: GPU when usable), device, cpu_algorithm */
@@ -139,6 +221,10 @@ int seg_session_render_png(const seg_session *s, seg_save_kind kind, uint8_t **p
  * foreground. */
 void seg_draw_overlay(const uint8_t *rgb, const uint8_t *mask, int32_t width, int32_t height, uint8_t *out);
 void seg_draw_cutout(const uint8_t *rgb, const uint8_t *mask, int32_t width, int32_t height, uint8_t *out);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

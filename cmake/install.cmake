@@ -1,0 +1,93 @@
+# The installable library: libflowcut.so (versioned, SONAME libflowcut.so.0,
+# only the public headers' symbols exported) and libflowcut.a, both made of
+# the four modules' objects; headers, the flowcut binary, flowcut.pc, the
+# CMake package (find_package(flowcut): flowcut::flowcut and
+# flowcut::flowcut_static) and the Python module.
+set(FLOWCUT_MODULES flowcut_maxflow flowcut_graphbuild flowcut_images flowcut_segment)
+set(FLOWCUT_OBJECTS)
+foreach(m ${FLOWCUT_MODULES})
+  list(APPEND FLOWCUT_OBJECTS $<TARGET_OBJECTS:${m}>)
+endforeach()
+# what the modules link against, for both libraries
+set(FLOWCUT_DEPS PNG::PNG JPEG::JPEG ${STB_LIBRARY} m Threads::Threads)
+if(FLOWCUT_HAVE_CUDA)
+  list(APPEND FLOWCUT_DEPS CUDA::cudart_static)
+endif()
+
+add_library(flowcut_shared SHARED ${FLOWCUT_OBJECTS})
+add_library(flowcut_static STATIC ${FLOWCUT_OBJECTS})
+set_target_properties(flowcut_shared PROPERTIES OUTPUT_NAME flowcut EXPORT_NAME flowcut
+  VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
+  LINK_OPTIONS "LINKER:--no-undefined")
+set_target_properties(flowcut_static PROPERTIES OUTPUT_NAME flowcut EXPORT_NAME flowcut_static)
+if(FLOWCUT_HAVE_CUDA)
+  set_target_properties(flowcut_shared flowcut_static PROPERTIES LINKER_LANGUAGE CUDA)
+endif()
+target_link_libraries(flowcut_shared PRIVATE ${FLOWCUT_DEPS})
+target_link_libraries(flowcut_static PUBLIC ${FLOWCUT_DEPS})
+foreach(t flowcut_shared flowcut_static)
+  target_include_directories(${t} INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+    $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/maxflow/include> $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/graphbuild/include>
+    $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/images/include> $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/segment/include>)
+endforeach()
+
+install(TARGETS flowcut RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS flowcut_shared flowcut_static EXPORT flowcutTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+foreach(dir maxflow graphbuild images segment)
+  install(DIRECTORY ${CMAKE_SOURCE_DIR}/${dir}/include/flowcut DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endforeach()
+
+# CMake package
+include(CMakePackageConfigHelpers)
+set(FLOWCUT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/flowcut)
+install(EXPORT flowcutTargets NAMESPACE flowcut:: DESTINATION ${FLOWCUT_CMAKE_DIR})
+configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/flowcutConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/flowcutConfig.cmake INSTALL_DESTINATION ${FLOWCUT_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/flowcutConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/flowcutConfig.cmake ${CMAKE_BINARY_DIR}/flowcutConfigVersion.cmake
+  DESTINATION ${FLOWCUT_CMAKE_DIR})
+
+# pkg-config: -lflowcut; --static adds what libflowcut.a needs
+set(FLOWCUT_PC_PRIVATE "-lstb -lm -pthread")
+if(FLOWCUT_HAVE_CUDA)
+  string(APPEND FLOWCUT_PC_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt -lstdc++")
+endif()
+# relocatable: the prefix is found from the .pc file's own folder
+file(RELATIVE_PATH FLOWCUT_PC_UP /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+configure_file(${CMAKE_SOURCE_DIR}/cmake/flowcut.pc.in ${CMAKE_BINARY_DIR}/flowcut.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/flowcut.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# Python module: installed where Debian's python3 looks for this prefix
+# (/usr: lib/python3/dist-packages; /usr/local: lib/python3.X/dist-packages);
+# other prefixes need PYTHONPATH (README).
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+  set(_py_default lib/python3.${Python3_VERSION_MINOR}/dist-packages)
+  if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+    set(_py_default lib/python3/dist-packages)
+  endif()
+  set(FLOWCUT_PYTHON_DIR ${_py_default} CACHE STRING "Where the Python module is installed, relative to the prefix")
+  # the module finds libflowcut.so.0 relative to itself once installed, and
+  # in the build tree through the path written here
+  file(RELATIVE_PATH FLOWCUT_PY_LIBREL /p/${FLOWCUT_PYTHON_DIR}/flowcut /p/${CMAKE_INSTALL_LIBDIR})
+  set(FLOWCUT_PY_LIBRARY "${FLOWCUT_PY_LIBREL}/libflowcut.so.${PROJECT_VERSION_MAJOR}")
+  set(FLOWCUT_PY_RELATIVE True)
+  configure_file(${CMAKE_SOURCE_DIR}/segment/python/flowcut/_where.py.in
+    ${CMAKE_BINARY_DIR}/python-install/_where.py @ONLY)
+  set(FLOWCUT_PY_LIBRARY "$<TARGET_FILE:flowcut_shared>")
+  set(FLOWCUT_PY_RELATIVE False)
+  configure_file(${CMAKE_SOURCE_DIR}/segment/python/flowcut/_where.py.in
+    ${CMAKE_BINARY_DIR}/python/_where.py.in @ONLY)
+  file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/python/flowcut/_where.py
+    INPUT ${CMAKE_BINARY_DIR}/python/_where.py.in)
+  file(GLOB FLOWCUT_PY_SOURCES ${CMAKE_SOURCE_DIR}/segment/python/flowcut/*.py)
+  # the build tree's copy, importable with PYTHONPATH=build/python
+  add_custom_target(flowcut_python ALL
+    COMMAND ${CMAKE_COMMAND} -E copy_if_different ${FLOWCUT_PY_SOURCES} ${CMAKE_BINARY_DIR}/python/flowcut/
+    DEPENDS ${FLOWCUT_PY_SOURCES} flowcut_shared)
+  install(FILES ${FLOWCUT_PY_SOURCES} ${CMAKE_BINARY_DIR}/python-install/_where.py
+    DESTINATION ${FLOWCUT_PYTHON_DIR}/flowcut)
+endif()

@@ -1,0 +1,32 @@
+/* Error codes and messages of the segmentation library. */
+#include "seg_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int seg_fail(seg_error *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        err->code = code;
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+const char *seg_strerror(int code)
+{
+    switch (code) {
+    case SEG_OK: return "success";
+    case SEG_ERR_NOMEM: return "out of memory";
+    case SEG_ERR_INVALID: return "invalid argument";
+    case SEG_ERR_IO: return "input/output error";
+    case SEG_ERR_NEED_SEEDS: return "both a foreground and a background seed are needed";
+    case SEG_ERR_MODEL: return "colour models or network could not be built";
+    case SEG_ERR_SOLVE: return "max-flow solve failed";
+    case SEG_ERR_IMAGE: return "image could not be read";
+    default: return "unknown error";
+    }
+}

@@ -1,0 +1,146 @@
+/* Options of the one-shot segmentation: defaults and parsing by name, so
+ * that the CLI and the Python module check values the same way. */
+#include "seg_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void seg_options_default(seg_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seeds = SEG_SEEDS_LABELS;
+    o->fg_rgb[0] = 255;
+    o->bg_rgb[2] = 255;
+    gb_params_default(&o->graph);
+    o->iterations = 0;
+    mf_options_default(&o->solve);
+    /* BK on large photos, push-relabel on small ones (measured) */
+    o->solve.cpu_algorithm = MF_CPU_AUTO;
+    o->solve.cut_only = 1; /* a mask needs the cut, not the flows */
+    o->max_pixels = (int64_t)1 << 28;
+}
+
+seg_options *seg_options_new(void)
+{
+    seg_options *o = malloc(sizeof *o);
+    if (o)
+        seg_options_default(o);
+    return o;
+}
+
+void seg_options_free(seg_options *o)
+{
+    free(o);
+}
+
+void seg_free(void *p)
+{
+    free(p);
+}
+
+/* A whole decimal number in [lo, hi] (an integer when integer is set). */
+static int parse_number(const char *s, double lo, double hi, int integer, double *out)
+{
+    char *end;
+    errno = 0;
+    double v;
+    if (integer) {
+        long long i = strtoll(s, &end, 10);
+        v = (double)i;
+    } else {
+        v = strtod(s, &end);
+    }
+    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_hex_rgb(const char *s, size_t len, uint8_t *rgb)
+{
+    if (len && s[0] == '#')
+        s++, len--;
+    if (len != 6)
+        return -1;
+    unsigned v = 0;
+    for (size_t i = 0; i < 6; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v = v << 4 | (unsigned)d;
+    }
+    rgb[0] = (uint8_t)(v >> 16);
+    rgb[1] = (uint8_t)(v >> 8);
+    rgb[2] = (uint8_t)v;
+    return 0;
+}
+
+int seg_options_set(seg_options *o, const char *name, const char *value, seg_error *err)
+{
+    double v;
+    if (!o || !name || !value)
+        return seg_fail(err, SEG_ERR_INVALID, "seg_options_set: NULL argument");
+    if (!strcmp(name, "seeds")) {
+        if (!strcmp(value, "labels"))
+            o->seeds = SEG_SEEDS_LABELS;
+        else if (!strcmp(value, "trimap"))
+            o->seeds = SEG_SEEDS_TRIMAP;
+        else if (!strcmp(value, "scribble"))
+            o->seeds = SEG_SEEDS_SCRIBBLE;
+        else
+            return seg_fail(err, SEG_ERR_INVALID, "seeds is labels, trimap or scribble");
+    } else if (!strcmp(name, "scribble-colors")) {
+        const char *comma = strchr(value, ',');
+        uint8_t fg[3], bg[3];
+        if (!comma || parse_hex_rgb(value, (size_t)(comma - value), fg) ||
+            parse_hex_rgb(comma + 1, strlen(comma + 1), bg))
+            return seg_fail(err, SEG_ERR_INVALID, "scribble-colors takes FG,BG as hex RGB, e.g. ff0000,0000ff");
+        memcpy(o->fg_rgb, fg, 3);
+        memcpy(o->bg_rgb, bg, 3);
+        o->seeds = SEG_SEEDS_SCRIBBLE;
+    } else if (!strcmp(name, "lambda")) {
+        if (parse_number(value, 0, 1e5, 0, &v))
+            return seg_fail(err, SEG_ERR_INVALID, "lambda needs a number in [0, 100000]");
+        o->graph.lambda = v;
+    } else if (!strcmp(name, "connectivity")) {
+        if (parse_number(value, 4, 8, 1, &v) || (v != 4 && v != 8))
+            return seg_fail(err, SEG_ERR_INVALID, "connectivity is 4 or 8");
+        o->graph.connectivity = (int)v;
+    } else if (!strcmp(name, "model")) {
+        if (!strcmp(value, "gmm"))
+            o->graph.model = GB_MODEL_GMM;
+        else if (!strcmp(value, "hist"))
+            o->graph.model = GB_MODEL_HIST;
+        else
+            return seg_fail(err, SEG_ERR_INVALID, "model is gmm or hist");
+    } else if (!strcmp(name, "uniform-mix")) {
+        if (parse_number(value, 0, 0.5, 0, &v))
+            return seg_fail(err, SEG_ERR_INVALID, "uniform-mix needs a number in [0, 0.5]");
+        o->graph.uniform_mix = v;
+    } else if (!strcmp(name, "iterations")) {
+        if (parse_number(value, 0, 100, 1, &v))
+            return seg_fail(err, SEG_ERR_INVALID, "iterations needs 0..100");
+        o->iterations = (int)v;
+    } else if (!strcmp(name, "engine")) {
+        if (mf_engine_parse(value, &o->solve.engine))
+            return seg_fail(err, SEG_ERR_INVALID, "engine must be auto, cpu or gpu");
+    } else if (!strcmp(name, "cpu-algorithm")) {
+        if (mf_cpu_algorithm_parse(value, &o->solve.cpu_algorithm))
+            return seg_fail(err, SEG_ERR_INVALID, "cpu-algorithm must be auto, bk or push-relabel");
+    } else if (!strcmp(name, "device")) {
+        if (parse_number(value, 0, 1024, 1, &v))
+            return seg_fail(err, SEG_ERR_INVALID, "device needs a device ordinal");
+        o->solve.device = (int)v;
+    } else if (!strcmp(name, "max-pixels")) {
+        if (parse_number(value, 1, 9.2e18, 1, &v))
+            return seg_fail(err, SEG_ERR_INVALID, "max-pixels needs a positive number");
+        o->max_pixels = (int64_t)v;
+    } else {
+        return seg_fail(err, SEG_ERR_INVALID, "unknown option '%s'", name);
+    }
+    return SEG_OK;
+}

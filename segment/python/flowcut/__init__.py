@@ -1,0 +1,33 @@
+"""flowcut: graph-cut segmentation and exact max-flow on CPU and GPU.
+
+    import flowcut
+    mask = flowcut.segment(rgb, seeds)              # numpy in, numpy out
+    g = flowcut.Graph()                             # PyMaxflow-style graphs
+    ids = g.add_grid_nodes(volume.shape)            # N-D grids
+    g.add_grid_edges(ids, 50, flowcut.neighbourhood(3, 26))
+    g.add_grid_tedges(ids, fg_cost, bg_cost)
+    g.maxflow(); seg = g.get_grid_segments(ids)
+    p = flowcut.read_dimacs("net.max"); p.maxflow().value
+
+Built on libflowcut through ctypes; the GIL is released during solves."""
+import ctypes as _ctypes
+
+from . import _lib
+from ._lib import FlowcutError
+from .graph import Graph, neighbourhood, neighborhood
+from .problem import Dynamic, Problem, Result, read_dimacs
+from .segmentation import segment, segment_files, segment_scribbles, segment_trimap
+
+__version__ = "0.1.0"
+
+
+def gpu_available():
+    """Number of usable CUDA devices (0 without CUDA support or a device)."""
+    n = _ctypes.c_int(0)
+    if not _lib.mf_gpu_compiled() or _lib.mf_gpu_available(_ctypes.byref(n)):
+        return 0
+    return n.value
+
+
+__all__ = ["FlowcutError", "Graph", "neighbourhood", "neighborhood", "Problem", "Dynamic", "Result",
+           "read_dimacs", "segment", "segment_files", "segment_scribbles", "segment_trimap", "gpu_available"]

@@ -1,0 +1,165 @@
+"""ctypes binding of libflowcut: loading, the C structs the module passes,
+and errors. ctypes releases the GIL during every foreign call, so solves
+run while other Python threads go on."""
+import ctypes
+import os
+
+from . import _where
+
+
+class FlowcutError(Exception):
+    """A failure reported by libflowcut; code is the library's status code
+    (negative), str() its message."""
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        self.code = code
+
+
+def _load():
+    path = os.environ.get("FLOWCUT_LIBRARY")
+    if not path:
+        path = _where.LIBRARY
+        if _where.RELATIVE:
+            path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), path))
+    try:
+        return ctypes.CDLL(path)
+    except OSError:
+        # an installed library the dynamic linker can find
+        try:
+            return ctypes.CDLL("libflowcut.so.0")
+        except OSError as e:
+            raise ImportError(f"flowcut: cannot load libflowcut ({path}): {e}; "
+                              "set FLOWCUT_LIBRARY to its path") from None
+
+
+lib = _load()
+
+c_i32p = ctypes.POINTER(ctypes.c_int32)
+c_i64p = ctypes.POINTER(ctypes.c_int64)
+c_u8p = ctypes.POINTER(ctypes.c_uint8)
+
+
+class MfError(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_int), ("line", ctypes.c_int64),
+                ("file", ctypes.c_char * 256), ("message", ctypes.c_char * 256)]
+
+
+class MfOptions(ctypes.Structure):
+    _fields_ = [("engine", ctypes.c_int), ("phase2", ctypes.c_int), ("device", ctypes.c_int),
+                ("verbose_notice", ctypes.c_int), ("gpu_relabel_interval", ctypes.c_int32),
+                ("cpu_algorithm", ctypes.c_int), ("cut_only", ctypes.c_int)]
+
+
+class MfStats(ctypes.Structure):
+    _fields_ = [("solve_seconds", ctypes.c_double), ("phase1_seconds", ctypes.c_double),
+                ("phase2_seconds", ctypes.c_double), ("upload_seconds", ctypes.c_double),
+                ("download_seconds", ctypes.c_double), ("pushes", ctypes.c_int64),
+                ("relabels", ctypes.c_int64), ("global_relabels", ctypes.c_int64),
+                ("rounds", ctypes.c_int64), ("bfs_levels", ctypes.c_int64), ("visits", ctypes.c_int64),
+                ("relabel_seconds", ctypes.c_double), ("engine_used", ctypes.c_int), ("warm", ctypes.c_int),
+                ("changed_arcs", ctypes.c_int64), ("deficits", ctypes.c_int64),
+                ("device_name", ctypes.c_char * 128)]
+
+
+class MfResult(ctypes.Structure):
+    _fields_ = [("flow_value", ctypes.c_int64), ("flow", c_i32p), ("source_side", c_u8p),
+                ("num_arcs", ctypes.c_int32), ("num_vertices", ctypes.c_int32), ("stats", MfStats)]
+
+
+class MfGraph(ctypes.Structure):
+    _fields_ = [("num_vertices", ctypes.c_int32), ("num_arcs", ctypes.c_int32), ("source", ctypes.c_int32),
+                ("sink", ctypes.c_int32), ("out_start", c_i32p), ("arc_head", c_i32p), ("arc_cap", c_i32p),
+                ("arc_rcap", c_i32p), ("in_start", c_i32p), ("in_arc", c_i32p), ("in_tail", c_i32p),
+                ("input_map", c_i32p), ("num_input_arcs", ctypes.c_int32), ("flow_offset", ctypes.c_int64)]
+
+
+class MfArclist(ctypes.Structure):
+    _fields_ = [("num_vertices", ctypes.c_int32), ("num_arcs", ctypes.c_int32), ("capacity", ctypes.c_int32),
+                ("source", ctypes.c_int32), ("sink", ctypes.c_int32), ("tail", c_i32p), ("head", c_i32p),
+                ("cap", c_i32p)]
+
+
+class SegError(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_int), ("message", ctypes.c_char * 512)]
+
+
+class SegInfo(ctypes.Structure):
+    _fields_ = [("flow", ctypes.c_int64), ("foreground", ctypes.c_int64), ("engine", ctypes.c_int),
+                ("iterations", ctypes.c_int), ("model_seconds", ctypes.c_double),
+                ("build_seconds", ctypes.c_double), ("solve_seconds", ctypes.c_double),
+                ("device", ctypes.c_char * 128)]
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+P = ctypes.POINTER
+vp = ctypes.c_void_p
+mf_strerror = _fn("mf_strerror", ctypes.c_char_p, ctypes.c_int)
+mf_error_format = _fn("mf_error_format", None, P(MfError), ctypes.c_char_p, ctypes.c_size_t)
+mf_options_default = _fn("mf_options_default", None, P(MfOptions))
+mf_engine_parse = _fn("mf_engine_parse", ctypes.c_int, ctypes.c_char_p, P(ctypes.c_int))
+mf_cpu_algorithm_parse = _fn("mf_cpu_algorithm_parse", ctypes.c_int, ctypes.c_char_p, P(ctypes.c_int))
+mf_graph_from_pairs = _fn("mf_graph_from_pairs", ctypes.c_int, ctypes.c_int32, ctypes.c_int64, vp, vp, vp, vp,
+                          vp, vp, P(MfGraph), P(MfError))
+mf_graph_from_arcs = _fn("mf_graph_from_arcs", ctypes.c_int, P(MfArclist), vp, P(MfGraph), P(MfError))
+mf_graph_free = _fn("mf_graph_free", None, P(MfGraph))
+mf_read_dimacs = _fn("mf_read_dimacs", ctypes.c_int, ctypes.c_char_p, P(MfArclist), P(MfError))
+mf_arclist_free = _fn("mf_arclist_free", None, P(MfArclist))
+mf_solve = _fn("mf_solve", ctypes.c_int, P(MfGraph), P(MfOptions), P(MfResult), P(MfError))
+mf_verify = _fn("mf_verify", ctypes.c_int, P(MfGraph), P(MfResult), ctypes.c_int, P(MfError))
+mf_result_free = _fn("mf_result_free", None, P(MfResult))
+mf_gpu_available = _fn("mf_gpu_available", ctypes.c_int, P(ctypes.c_int))
+mf_gpu_compiled = _fn("mf_gpu_compiled", ctypes.c_int)
+mf_dynamic_create = _fn("mf_dynamic_create", ctypes.c_int, P(MfGraph), P(MfOptions), P(vp), P(MfError))
+mf_dynamic_set_input_arc = _fn("mf_dynamic_set_input_arc", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32,
+                               P(MfError))
+mf_dynamic_solve = _fn("mf_dynamic_solve", ctypes.c_int, vp, P(MfResult), P(MfError))
+mf_dynamic_destroy = _fn("mf_dynamic_destroy", None, vp)
+
+seg_options_new = _fn("seg_options_new", vp)
+seg_options_free = _fn("seg_options_free", None, vp)
+seg_options_set = _fn("seg_options_set", ctypes.c_int, vp, ctypes.c_char_p, ctypes.c_char_p, P(SegError))
+seg_segment = _fn("seg_segment", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, vp, ctypes.c_int32, vp, vp,
+                  P(SegInfo), P(SegError))
+seg_segment_files = _fn("seg_segment_files", ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, vp, P(c_u8p),
+                        P(ctypes.c_int32), P(ctypes.c_int32), P(SegInfo), P(SegError))
+seg_free = _fn("seg_free", None, vp)
+
+
+def mf_check(rc, err):
+    """Raises FlowcutError with the library's message when rc != 0."""
+    if rc:
+        buf = ctypes.create_string_buffer(800)
+        mf_error_format(ctypes.byref(err), buf, len(buf))
+        msg = buf.value.decode("utf-8", "replace") or mf_strerror(rc).decode()
+        raise FlowcutError(msg, rc)
+
+
+def seg_check(rc, err):
+    if rc:
+        msg = err.message.decode("utf-8", "replace") or f"error {rc}"
+        raise FlowcutError(msg, rc)
+
+
+ENGINE_NAMES = {0: "auto", 1: "cpu", 2: "gpu"}
+
+
+def solve_options(engine, cpu_algorithm, device):
+    """MfOptions for a cut-only solve; names as on the command line."""
+    opt = MfOptions()
+    mf_options_default(ctypes.byref(opt))
+    e, a = ctypes.c_int(), ctypes.c_int()
+    if mf_engine_parse(str(engine).encode(), ctypes.byref(e)):
+        raise ValueError(f"engine must be auto, cpu or gpu, not {engine!r}")
+    if mf_cpu_algorithm_parse(str(cpu_algorithm).encode(), ctypes.byref(a)):
+        raise ValueError(f"cpu_algorithm must be auto, bk or push-relabel, not {cpu_algorithm!r}")
+    if not isinstance(device, int) or device < 0:
+        raise ValueError(f"device must be a device ordinal, not {device!r}")
+    opt.engine, opt.cpu_algorithm, opt.device, opt.cut_only = e.value, a.value, device, 1
+    return opt

@@ -1,0 +1,253 @@
+"""flowcut.Graph: a general s-t graph with PyMaxflow's calls (add_nodes,
+add_edge, add_tedge, add_grid_edges/add_grid_tedges on N-D node arrays,
+maxflow, get_segment, get_grid_segments), solved by flowcut's engines.
+
+Capacities are integers, as flowcut's engines are exact integer solvers:
+int32 per arc direction, 64-bit terminal sums and flow. Float capacities
+must be whole numbers unless the graph has a scale: Graph(scale=1000)
+multiplies every capacity by 1000 and rounds, and maxflow() divides the
+flow back."""
+import ctypes
+import itertools
+
+import numpy as np
+
+from . import _lib
+
+INT32_MAX = 2**31 - 1
+
+
+def neighbourhood(ndim, connectivity=None):
+    """The structure array (3 x 3 x ... ) of a neighbourhood: in 2-D 4 or 8
+    neighbours, in 3-D 6, 18 or 26; in general the offsets whose
+    non-zero components number at most k, for the k giving that count
+    (default: the 2 * ndim face neighbours)."""
+    if ndim < 1:
+        raise ValueError("ndim must be at least 1")
+    counts = {}
+    for k in range(1, ndim + 1):
+        counts[sum(1 for d in itertools.product((-1, 0, 1), repeat=ndim) if 0 < sum(map(abs, d)) <= k)] = k
+    if connectivity is None:
+        connectivity = 2 * ndim
+    if connectivity not in counts:
+        raise ValueError(f"connectivity {connectivity} is none of {sorted(counts)} in {ndim}-D")
+    k = counts[connectivity]
+    s = np.zeros((3,) * ndim, np.int64)
+    for d in itertools.product((-1, 0, 1), repeat=ndim):
+        if 0 < sum(map(abs, d)) <= k:
+            s[tuple(x + 1 for x in d)] = 1
+    return s
+
+
+neighborhood = neighbourhood
+
+
+class Graph:
+    """Nodes are numbered from 0 in the order they are added."""
+
+    def __init__(self, nodes_hint=0, edges_hint=0, scale=None):
+        if scale is not None and not (isinstance(scale, (int, float)) and scale > 0):
+            raise ValueError(f"scale must be a positive number, not {scale!r}")
+        self.scale = scale
+        self._n = 0
+        self._edges = []  # (tail, head, cap, rcap) int64 arrays
+        self._num_edges = 0
+        self._src = np.zeros(max(int(nodes_hint), 0), np.int64)
+        self._snk = np.zeros(max(int(nodes_hint), 0), np.int64)
+        self._side = None
+        self.flow = None
+        self.stats = {}
+
+    # -- nodes
+    def add_nodes(self, num_nodes):
+        """Adds num_nodes nodes; returns their ids (an int64 array)."""
+        num_nodes = int(num_nodes)
+        if num_nodes < 0:
+            raise ValueError("num_nodes must be >= 0")
+        if self._n + num_nodes > INT32_MAX - 2:
+            raise ValueError("too many nodes for flowcut (at most 2147483645)")
+        first = self._n
+        self._n += num_nodes
+        if self._n > len(self._src):
+            grow = max(self._n, 2 * len(self._src))
+            self._src = np.concatenate([self._src, np.zeros(grow - len(self._src), np.int64)])
+            self._snk = np.concatenate([self._snk, np.zeros(grow - len(self._snk), np.int64)])
+        self._side = None
+        return np.arange(first, self._n, dtype=np.int64)
+
+    def add_node(self):
+        return int(self.add_nodes(1)[0])
+
+    def add_grid_nodes(self, shape):
+        """Adds prod(shape) nodes; returns their ids shaped as shape."""
+        shape = tuple(int(x) for x in np.atleast_1d(shape))
+        return self.add_nodes(int(np.prod(shape))).reshape(shape)
+
+    def get_node_num(self):
+        return self._n
+
+    def get_edge_num(self):
+        return self._num_edges
+
+    # -- capacities
+    def _caps(self, c, what):
+        a = np.asarray(c)
+        if a.dtype == np.bool_ or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+            raise TypeError(f"{what} must be numbers, not {a.dtype}")
+        if np.issubdtype(a.dtype, np.floating):
+            if not np.all(np.isfinite(a)):
+                raise ValueError(f"{what} must be finite")
+            if self.scale is not None:
+                a = np.rint(a * self.scale)
+            elif np.any(a != np.floor(a)):
+                raise ValueError(f"{what} must be whole numbers (flowcut solves exactly in integers); "
+                                 "use Graph(scale=...) for fractional capacities")
+        elif self.scale is not None:
+            a = a.astype(np.float64) * self.scale
+            a = np.rint(a)
+        if a.size and a.min() < 0:
+            raise ValueError(f"{what} must be >= 0")
+        if a.size and a.max() >= 2**62:
+            raise ValueError(f"{what} too large")
+        return a.astype(np.int64)
+
+    def _ids(self, ids, what):
+        a = np.asarray(ids)
+        if not np.issubdtype(a.dtype, np.integer):
+            raise TypeError(f"{what} must be node ids (integers), not {a.dtype}")
+        a = a.astype(np.int64)
+        if a.size and (a.min() < 0 or a.max() >= self._n):
+            raise IndexError(f"{what}: node id out of range 0..{self._n - 1}")
+        return a
+
+    def add_edges(self, i, j, cap, rev_cap):
+        """Vectorised add_edge: arrays (or scalars) broadcast together."""
+        i, j, cap, rev_cap = np.broadcast_arrays(self._ids(i, "i"), self._ids(j, "j"),
+                                                 self._caps(cap, "cap"), self._caps(rev_cap, "rev_cap"))
+        if i.size and (cap.max() > INT32_MAX or rev_cap.max() > INT32_MAX or (cap + rev_cap).max() > INT32_MAX):
+            raise ValueError("an edge's cap + rev_cap exceeds 2147483647")
+        keep = i != j  # self-loops carry no flow
+        e = tuple(np.ascontiguousarray(x[keep].ravel(), dtype=np.int32) for x in (i, j, cap, rev_cap))
+        if e[0].size:
+            self._edges.append(e)
+            self._num_edges += e[0].size
+        self._side = None
+
+    def add_edge(self, i, j, cap, rev_cap):
+        """Edge i -> j with capacity cap, j -> i with rev_cap."""
+        if not (np.isscalar(i) and np.isscalar(j)):
+            raise TypeError("add_edge takes single node ids; use add_edges for arrays")
+        self.add_edges(i, j, cap, rev_cap)
+
+    def add_tedges(self, i, cap_source, cap_sink):
+        """Vectorised add_tedge; repeated calls on a node add up."""
+        i, cs, ct = np.broadcast_arrays(self._ids(i, "i"), self._caps(cap_source, "cap_source"),
+                                        self._caps(cap_sink, "cap_sink"))
+        np.add.at(self._src, i.ravel(), cs.ravel())
+        np.add.at(self._snk, i.ravel(), ct.ravel())
+        self._side = None
+
+    def add_tedge(self, i, cap_source, cap_sink):
+        """Terminal edges source -> i (cap_source) and i -> sink (cap_sink)."""
+        if not np.isscalar(i):
+            raise TypeError("add_tedge takes a single node id; use add_tedges or add_grid_tedges for arrays")
+        self.add_tedges(i, cap_source, cap_sink)
+
+    def add_grid_tedges(self, nodeids, sourcecaps, sinkcaps):
+        """Terminal edges of a node array; capacities broadcast to its shape."""
+        nodeids = self._ids(nodeids, "nodeids")
+        self.add_tedges(nodeids, np.broadcast_to(self._caps(sourcecaps, "sourcecaps"), nodeids.shape),
+                        np.broadcast_to(self._caps(sinkcaps, "sinkcaps"), nodeids.shape))
+
+    def add_grid_edges(self, nodeids, weights=1, structure=None, symmetric=False):
+        """Edges between each node of the N-D array nodeids and its
+        neighbours: every non-zero entry of structure (an array of odd
+        sides, 3 x 3 x ... by default the face neighbours, see
+        neighbourhood()) at offset d from its centre gives the edge
+        p -> p + d with capacity weights[p] * structure[d] (weights
+        broadcast to nodeids' shape); with symmetric, p + d -> p gets the
+        same. Edges leaving the array are dropped. Each neighbour pair
+        becomes one two-way arc."""
+        nodeids = self._ids(nodeids, "nodeids")
+        nd = nodeids.ndim
+        if structure is None:
+            structure = neighbourhood(nd)
+        st = self._caps(structure, "structure")
+        if st.ndim != nd or any(s % 2 == 0 for s in st.shape):
+            raise ValueError(f"structure must have {nd} dimensions of odd sides, not shape {st.shape}")
+        w = np.broadcast_to(self._caps(weights, "weights"), nodeids.shape)
+        centre = tuple(s // 2 for s in st.shape)
+        done = set()
+        for idx in zip(*np.nonzero(st)):
+            d = tuple(int(a) - c for a, c in zip(idx, centre))
+            neg = tuple(-x for x in d)
+            if d in done or not any(d):
+                continue
+            done.add(d)
+            done.add(neg)
+            # the pair p -> q = p + d, merged with the edges of offset -d
+            if any(abs(x) >= n for x, n in zip(d, nodeids.shape)):
+                continue
+            ps = tuple(slice(0, n - x) if x >= 0 else slice(-x, n) for x, n in zip(d, nodeids.shape))
+            qs = tuple(slice(x, n) if x >= 0 else slice(0, n + x) for x, n in zip(d, nodeids.shape))
+            s_d = int(st[idx])
+            nidx = tuple(c - x for c, x in zip(centre, d))
+            s_neg = int(st[nidx]) if all(0 <= k < n for k, n in zip(nidx, st.shape)) else 0
+            a = w[ps] * s_d            # p -> q from offset d
+            b = w[qs] * s_neg          # q -> p from offset -d
+            along, against = (a + b, a + b) if symmetric else (a, b)
+            self.add_edges(nodeids[ps], nodeids[qs], along, against)
+
+    # -- solving
+    def maxflow(self, engine="auto", cpu_algorithm="auto", device=0):
+        """Solves; returns the maximum flow (divided by scale when the
+        graph has one). engine: auto (the GPU when usable), cpu or gpu."""
+        opt = _lib.solve_options(engine, cpu_algorithm, device)
+        if self._edges:
+            cols = [np.concatenate([e[k] for e in self._edges]) for k in range(4)]
+            self._edges = [tuple(cols)]
+        else:
+            cols = [np.zeros(0, np.int32)] * 4
+        tail, head, cap, rcap = (np.ascontiguousarray(c, dtype=np.int32) for c in cols)
+        src = np.ascontiguousarray(self._src[:self._n])
+        snk = np.ascontiguousarray(self._snk[:self._n])
+        g, err, res = _lib.MfGraph(), _lib.MfError(), _lib.MfResult()
+        rc = _lib.mf_graph_from_pairs(self._n, len(tail), tail.ctypes.data, head.ctypes.data, cap.ctypes.data,
+                                      rcap.ctypes.data, src.ctypes.data, snk.ctypes.data, ctypes.byref(g),
+                                      ctypes.byref(err))
+        _lib.mf_check(rc, err)
+        try:
+            rc = _lib.mf_solve(ctypes.byref(g), ctypes.byref(opt), ctypes.byref(res), ctypes.byref(err))
+            _lib.mf_check(rc, err)
+            try:
+                side = np.ctypeslib.as_array(res.source_side, shape=(g.num_vertices,))
+                self._side = side[:self._n].astype(bool)
+                st = res.stats
+                self.stats = {"engine": "gpu" if st.engine_used == 2 else "cpu",
+                              "device": st.device_name.decode(), "solve_seconds": st.solve_seconds}
+                flow = int(res.flow_value)
+            finally:
+                _lib.mf_result_free(ctypes.byref(res))
+        finally:
+            _lib.mf_graph_free(ctypes.byref(g))
+        self.flow = flow / self.scale if self.scale is not None else flow
+        return self.flow
+
+    def _need_cut(self):
+        if self._side is None:
+            raise RuntimeError("call maxflow() first (the graph changed or was never solved)")
+
+    def get_segment(self, i):
+        """0 when node i is on the source side of the minimum cut, 1 on the
+        sink side (nodes that still reach the sink: the canonical cut)."""
+        self._need_cut()
+        i = self._ids(i, "i")
+        return int(not self._side[int(i)])
+
+    def get_grid_segments(self, nodeids):
+        """Boolean array shaped as nodeids: True on the sink side."""
+        self._need_cut()
+        return ~self._side[self._ids(nodeids, "nodeids")]
+
+
+__all__ = ["Graph", "neighbourhood", "neighborhood"]

@@ -1,0 +1,14 @@
+/* Helpers shared by the segmentation library's translation units. */
+#ifndef FLOWCUT_SEG_INTERNAL_H
+#define FLOWCUT_SEG_INTERNAL_H
+
+#include "flowcut/segment.h"
+
+/* Fills err (when not NULL) and returns code. */
+int seg_fail(seg_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif
