@@ -25,6 +25,10 @@ if(FLOWCUT_HAVE_CUDA)
 endif()
 target_link_libraries(flowcut_shared PRIVATE ${FLOWCUT_DEPS})
 target_link_libraries(flowcut_static PUBLIC ${FLOWCUT_DEPS})
+if(FLOWCUT_HAVE_CUDA)
+  # the CUDA host code needs the C++ runtime when a C program links it statically
+  target_link_libraries(flowcut_static PUBLIC stdc++)
+endif()
 foreach(t flowcut_shared flowcut_static)
   target_include_directories(${t} INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
     $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/maxflow/include> $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/graphbuild/include>

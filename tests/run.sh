@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 
-PACKAGES="cmake make gcc libc6-dev libpng-dev libjpeg62-turbo-dev libcmocka-dev libstb-dev python3 libmicrohttpd-dev chromium chromium-driver"
+PACKAGES="cmake make gcc libc6-dev libpng-dev libjpeg62-turbo-dev libcmocka-dev libstb-dev python3 python3-numpy pkgconf binutils libmicrohttpd-dev chromium chromium-driver"
 missing=""
 for p in $PACKAGES; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

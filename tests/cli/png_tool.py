@@ -8,7 +8,8 @@
 import hashlib, struct, sys, zlib
 
 def read(path):
-    data = open(path, "rb").read()
+    with open(path, "rb") as f:
+        data = f.read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat, hdr = 8, b"", None
     while pos < len(data):
@@ -44,7 +45,8 @@ def write(path, w, h, ch, pixels):
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xffffffff)
     ctype = {1: 0, 3: 2}[ch]
     raw = b"".join(b"\x00" + pixels[y * w * ch:(y + 1) * w * ch] for y in range(h))
-    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, ctype, 0, 0, 0)) +
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, ctype, 0, 0, 0)) +
                            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 def main():

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# cmake --install into a temporary prefix, then use only the installed
+# tree: the C example built with pkg-config (shared and --static) and with
+# find_package(flowcut) (flowcut::flowcut and flowcut::flowcut_static); its
+# mask must equal the installed CLI's. Checks the SONAME, that the shared
+# library exports only the public prefixes, and that the installed Python
+# module loads the installed library.
+#   tests/install/test_install.sh BUILD_DIR PYTHON
+set -euo pipefail
+BUILD=$(cd "$1" && pwd)
+PY=${2:-python3}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cmake --install "$BUILD" --prefix "$T/p" >"$T/install.log" || { cat "$T/install.log"; fail "cmake --install"; }
+P=$T/p
+LIBDIR=$(dirname "$(find "$P" -name 'libflowcut.so.0' | head -n1)")
+[ -n "$LIBDIR" ] || fail "no libflowcut.so.0 installed"
+for f in bin/flowcut include/flowcut/segment.h include/flowcut/maxflow.h include/flowcut/graphbuild.h \
+         include/flowcut/images.h; do
+    [ -e "$P/$f" ] || fail "$f not installed"
+done
+for f in libflowcut.so libflowcut.a pkgconfig/flowcut.pc cmake/flowcut/flowcutConfig.cmake \
+         cmake/flowcut/flowcutConfigVersion.cmake cmake/flowcut/flowcutTargets.cmake; do
+    [ -e "$LIBDIR/$f" ] || fail "$LIBDIR/$f not installed"
+done
+echo "installed: $(cd "$P" && find . -type f | wc -l) files"
+
+# SONAME and exports
+soname=$(readelf -d "$LIBDIR/libflowcut.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ "$soname" = libflowcut.so.0 ] || fail "SONAME is '$soname'"
+others=$(nm -D --defined-only "$LIBDIR/libflowcut.so" | awk '{print $3}' | grep -vE '^(mf|gb|img|seg)_' || true)
+[ -z "$others" ] || fail "exported symbols outside the public prefixes: $others"
+for internal in mf_fail mf_pr_init mf_residual_init seg_fail mf_bk; do
+    nm -D --defined-only "$LIBDIR/libflowcut.so" | grep -qw "$internal" && fail "internal $internal is exported"
+done
+nm -D --defined-only "$LIBDIR/libflowcut.so" | grep -qw seg_segment || fail "seg_segment is not exported"
+echo "libflowcut.so: SONAME $soname, $(nm -D --defined-only "$LIBDIR/libflowcut.so" | wc -l) public symbols"
+
+PHOTO=$ROOT/examples/coffee.png SEEDS=$ROOT/examples/coffee-seeds.png
+"$P/bin/flowcut" segment "$PHOTO" --seeds "$SEEDS" -o "$T/cli.png" --lambda 120 --engine cpu -q
+check() { # name binary
+    "$2" "$PHOTO" "$SEEDS" "$T/$1.png" --lambda 120 --engine cpu >"$T/$1.out" || fail "$1 failed"
+    cmp -s "$T/cli.png" "$T/$1.png" || fail "$1: mask differs from the CLI's"
+    grep -q "graph: flow 8, node 0 on the sink side, node 1 on the source side" "$T/$1.out" ||
+        fail "$1: $(cat "$T/$1.out")"
+    echo "$1: $(head -n1 "$T/$1.out")"
+}
+export PKG_CONFIG_PATH=$LIBDIR/pkgconfig
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Werror "$ROOT/examples/c/segment_example.c" $(pkg-config --cflags --libs flowcut) \
+    -o "$T/ex_pc"
+env LD_LIBRARY_PATH="$LIBDIR" ldd "$T/ex_pc" | grep -q "libflowcut.so.0 => $LIBDIR" || fail "ex_pc is not linked to the installed libflowcut.so.0"
+LD_LIBRARY_PATH=$LIBDIR check pkg-config "$T/ex_pc"
+# shellcheck disable=SC2046
+cc -std=c11 "$ROOT/examples/c/segment_example.c" $(pkg-config --cflags flowcut) \
+    "$LIBDIR/libflowcut.a" $(pkg-config --static --libs flowcut | sed 's/-lflowcut//') -o "$T/ex_pc_static"
+ldd "$T/ex_pc_static" | grep -q libflowcut && fail "static example needs libflowcut.so"
+check pkg-config-static "$T/ex_pc_static"
+
+cmake -S "$ROOT/examples/c" -B "$T/cm" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release >"$T/cm.log" 2>&1 ||
+    { cat "$T/cm.log"; fail "find_package(flowcut)"; }
+cmake --build "$T/cm" >"$T/cmb.log" 2>&1 || { tail -n 30 "$T/cmb.log"; fail "building against flowcut::flowcut"; }
+check find_package "$T/cm/segment_example"
+check find_package-static "$T/cm/segment_example_static"
+
+# the Python module from the installed tree, loading the installed library
+PYDIR=$(dirname "$(find "$P" -name __init__.py -path '*flowcut*' | head -n1)")
+[ -n "$PYDIR" ] || fail "Python module not installed"
+(cd "$T" && env -u FLOWCUT_LIBRARY PYTHONPATH="$(dirname "$PYDIR")" "$PY" - "$LIBDIR" "$T/cli.png" "$PHOTO" "$SEEDS" <<'PYEOF') || fail "installed Python module"
+import os, sys
+import flowcut, flowcut._lib as L
+libdir, cli_mask, photo, seeds = sys.argv[1:]
+assert os.path.realpath(L.lib._name).startswith(os.path.realpath(libdir)), L.lib._name
+m = flowcut.segment_files(photo, seeds, lambda_=120, engine="cpu")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(photo)), "..", "tests", "cli"))
+import png_tool
+w, h, ch, px = png_tool.read(cli_mask)
+assert m.tobytes() == px, "Python mask differs from the CLI's"
+print("python: installed module", flowcut.__file__, "loads", L.lib._name, "- mask equals the CLI's")
+PYEOF
+echo "install test: passed"
