@@ -4,6 +4,7 @@
 # benchmarks; a short table is printed last. Logs go to $OUT when set.
 #   tests/bench/gpu_check.sh [STEP...]   steps: build test sanitize bench sweep segbench batchbench
 #                                        dynamic (warm re-solve: bench_dynamic, bench_session)
+#                                        python (module overhead, 256^3 volume on CPU and GPU)
 #                                        (default: build test sanitize bench)
 # Needs cmocka where the machine has none: unpack Debian's libcmocka .debs
 # into .deps/root (see README, "GPU checks") and carry .deps.
@@ -97,6 +98,13 @@ if has dynamic; then
         --repeats 2 >"$OUT/bench_session_cpu.txt" 2>&1
     note "bench_session cpu (device host): rc=$?"
     cat "$OUT/bench_session_cpu.txt" >>"$SUMMARY"
+fi
+
+if has python; then
+    PYTHONPATH=$BUILD/python timeout ${PY_TIMEOUT:-300} python3 tests/bench/python_bench.py --size ${PY_SIZE:-256} \
+        --engines ${PY_ENGINES:-gpu,cpu} >"$OUT/python_bench.txt" 2>&1
+    note "python_bench: rc=$?"
+    cat "$OUT/python_bench.txt" >>"$SUMMARY"
 fi
 
 if has segbench; then
