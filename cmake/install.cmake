@@ -17,8 +17,10 @@ endif()
 add_library(flowcut_shared SHARED ${FLOWCUT_OBJECTS})
 add_library(flowcut_static STATIC ${FLOWCUT_OBJECTS})
 set_target_properties(flowcut_shared PROPERTIES OUTPUT_NAME flowcut EXPORT_NAME flowcut
-  VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
-  LINK_OPTIONS "LINKER:--no-undefined")
+  VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
+if(NOT FLOWCUT_SANITIZE) # an ASan library leaves its runtime to the executable
+  set_target_properties(flowcut_shared PROPERTIES LINK_OPTIONS "LINKER:--no-undefined")
+endif()
 set_target_properties(flowcut_static PROPERTIES OUTPUT_NAME flowcut EXPORT_NAME flowcut_static)
 if(FLOWCUT_HAVE_CUDA)
   set_target_properties(flowcut_shared flowcut_static PROPERTIES LINKER_LANGUAGE CUDA)

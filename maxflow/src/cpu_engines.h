@@ -8,6 +8,15 @@
 
 int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err);
 int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err);
+int mf_ibfs(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err);
+
+/* Terminal arcs as one signed residual per vertex (terminals.c): tr[v] > 0
+ * is capacity left from the source, < 0 to the sink; adds the flow the
+ * pre-cancelling and the source -> sink arcs carry to *flow. */
+int mf_terminal_residuals(const mf_graph *g, int64_t *tr, int64_t *flow);
+/* Flow of every stored arc from the residual graph (interior arcs) and the
+ * terminal residuals left (terminal arcs, shared out in arc order). */
+int mf_terminal_flows(const mf_graph *g, const mf_residual *r, const int64_t *left_tr, int32_t *flow);
 
 /* Highest-label push-relabel state: residual arcs, excess and labels. */
 typedef struct mf_pr {

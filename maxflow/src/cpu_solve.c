@@ -29,6 +29,8 @@ int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res, mf_er
         a = g->num_vertices >= BK_FROM_VERTICES && g->num_vertices < BK_UNTIL_VERTICES
                 ? MF_CPU_BK
                 : MF_CPU_PUSH_RELABEL;
+    if (a == MF_CPU_IBFS)
+        return mf_ibfs(g, opt, res, err);
     return a == MF_CPU_BK ? mf_bk(g, opt, res, err) : mf_push_relabel(g, opt, res, err);
 }
 
@@ -38,6 +40,8 @@ int mf_cpu_algorithm_parse(const char *name, mf_cpu_algorithm *a)
         *a = MF_CPU_PUSH_RELABEL;
     else if (name && !strcmp(name, "bk"))
         *a = MF_CPU_BK;
+    else if (name && !strcmp(name, "ibfs"))
+        *a = MF_CPU_IBFS;
     else if (name && !strcmp(name, "auto"))
         *a = MF_CPU_AUTO;
     else

@@ -168,7 +168,7 @@ typedef enum { MF_ENGINE_AUTO = 0, MF_ENGINE_CPU, MF_ENGINE_GPU } mf_engine;
  * graph; Boykov-Kolmogorov has none but is up to 5x faster on the grid
  * networks of mid-sized photos. Auto picks BK from 0.35 to 6 million
  * vertices and push-relabel outside (crossovers measured on photos). */
-typedef enum { MF_CPU_PUSH_RELABEL = 0, MF_CPU_BK, MF_CPU_AUTO } mf_cpu_algorithm;
+typedef enum { MF_CPU_PUSH_RELABEL = 0, MF_CPU_BK, MF_CPU_AUTO, MF_CPU_IBFS } mf_cpu_algorithm;
 
 typedef struct mf_options {
     mf_engine engine;

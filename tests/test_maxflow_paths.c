@@ -1,7 +1,9 @@
-/* CPU engine, Boykov-Kolmogorov: the same instances as push-relabel, plus
- * the terminal handling that only BK has (terminal residuals per vertex,
- * pre-cancelled s->v->t capacity, flows mapped back onto terminal arcs).
- * BK returns a valid flow, so every solve is checked as a flow. */
+/* CPU engines that augment along paths between two search trees,
+ * Boykov-Kolmogorov and IBFS (built once per algorithm: PATH_ALGORITHM):
+ * the same instances as push-relabel, plus the terminal handling they
+ * share (terminal residuals per vertex, pre-cancelled s->v->t capacity,
+ * flows mapped back onto terminal arcs). Both return a valid flow, so
+ * every solve is checked as a flow. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,16 +15,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef PATH_ALGORITHM
+#define PATH_ALGORITHM MF_CPU_BK
+#endif
+
 static void test_known_instances(void **state)
 {
     (void)state;
-    check_known_instances(MF_CPU_BK, 1);
+    check_known_instances(PATH_ALGORITHM, 1);
 }
 
 static void test_random_graphs_match_edmonds_karp(void **state)
 {
     (void)state;
-    check_random_graphs(MF_CPU_BK, 1);
+    check_random_graphs(PATH_ALGORITHM, 1);
 }
 
 static void test_terminal_arcs_of_every_kind(void **state)
@@ -41,7 +47,7 @@ static void test_terminal_arcs_of_every_kind(void **state)
             {0, 6, 11}, {6, 0, 13}, {1, 2, 3}, {2, 5, 2}, {5, 1, 9}};
         for (size_t i = 0; i < sizeof arcs / sizeof arcs[0]; i++)
             assert_int_equal(mf_arclist_add(&list, arcs[i][0], arcs[i][1], arcs[i][2]), MF_OK);
-        check_cpu_solve(&list, merge, 1, MF_CPU_BK, merge ? "terminals, merged" : "terminals");
+        check_cpu_solve(&list, merge, 1, PATH_ALGORITHM, merge ? "terminals, merged" : "terminals");
         mf_arclist_free(&list);
     }
 }
@@ -49,7 +55,7 @@ static void test_terminal_arcs_of_every_kind(void **state)
 static void test_value_beyond_32_bits(void **state)
 {
     (void)state;
-    check_value_beyond_32_bits(MF_CPU_BK);
+    check_value_beyond_32_bits(PATH_ALGORITHM);
 }
 
 static void test_grids_match_push_relabel(void **state)
@@ -59,7 +65,7 @@ static void test_grids_match_push_relabel(void **state)
         for (uint64_t seed = 1; seed <= 4; seed++) {
             mf_arclist list;
             mf_graph g;
-            mf_result pr, bk;
+            mf_result pr, bk; /* bk: the algorithm under test */
             mf_error err = {0};
             assert_int_equal(mf_gen_grid(60 + (int32_t)seed * 7, 45, conn, seed, &list), MF_OK);
             assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
@@ -67,7 +73,7 @@ static void test_grids_match_push_relabel(void **state)
             mf_options_default(&opt);
             opt.engine = MF_ENGINE_CPU;
             assert_int_equal(mf_solve(&g, &opt, &pr, &err), MF_OK);
-            opt.cpu_algorithm = MF_CPU_BK;
+            opt.cpu_algorithm = PATH_ALGORITHM;
             assert_int_equal(mf_solve(&g, &opt, &bk, &err), MF_OK);
             assert_true(bk.flow_value == pr.flow_value);
             assert_memory_equal(bk.source_side, pr.source_side, (size_t)g.num_vertices);

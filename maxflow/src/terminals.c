@@ -1,0 +1,109 @@
+/* Terminal arcs of the augmenting-path engines (BK, IBFS): each vertex
+ * keeps one signed terminal residual after pre-cancelling its capacity
+ * from the source against its capacity to the sink; at the end the
+ * terminal flow is shared out over the stored terminal arcs again. */
+#include "cpu_engines.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Stored arc a (tail u) seen as a terminal arc: *v is the vertex it joins
+ * to a terminal, *from_source which terminal, *along whether the stored
+ * direction runs s -> v (or v -> t). Returns the capacity from the source
+ * into v (or from v to the sink), or -1 when a joins two vertices or the
+ * two terminals. */
+static int64_t terminal_arc(const mf_graph *g, int32_t u, int32_t a, int32_t *v,
+                            int *from_source, int *along)
+{
+    int32_t s = g->source, t = g->sink, w = g->arc_head[a];
+    int u_term = u == s || u == t, w_term = w == s || w == t;
+    if (u_term == w_term)
+        return -1;
+    *v = u_term ? w : u;
+    *from_source = u == s || w == s;
+    *along = *from_source ? u == s : w == t;
+    return *along ? g->arc_cap[a] : g->arc_rcap[a];
+}
+
+/* Each vertex's capacity from the source and to the sink, summed over its
+ * terminal arcs; returns the capacity of the arcs from source to sink. */
+static int64_t sum_terminal_caps(int32_t n, const mf_graph *g, int64_t *from_s, int64_t *to_t)
+{
+    int64_t direct = 0;
+    for (int32_t u = 0; u < n; u++) {
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t v, w = g->arc_head[a];
+            int from_source, along;
+            int64_t cap = terminal_arc(g, u, a, &v, &from_source, &along);
+            if (cap >= 0)
+                (from_source ? from_s : to_t)[v] += cap;
+            else if (u == g->source && w == g->sink)
+                direct += g->arc_cap[a];
+            else if (u == g->sink && w == g->source)
+                direct += g->arc_rcap[a];
+        }
+    }
+    return direct;
+}
+
+int mf_terminal_residuals(const mf_graph *g, int64_t *tr, int64_t *flow)
+{
+    int32_t n = g->num_vertices;
+    int64_t *from_s = calloc((size_t)n, sizeof(int64_t));
+    int64_t *to_t = calloc((size_t)n, sizeof(int64_t));
+    if (!from_s || !to_t) {
+        free(from_s);
+        free(to_t);
+        return MF_ERR_NOMEM;
+    }
+    /* pre-cancelled capacity is flow through s -> v -> t at once */
+    *flow += sum_terminal_caps(n, g, from_s, to_t);
+    for (int32_t v = 0; v < n; v++) {
+        *flow += from_s[v] < to_t[v] ? from_s[v] : to_t[v];
+        tr[v] = from_s[v] - to_t[v];
+    }
+    free(from_s);
+    free(to_t);
+    return MF_OK;
+}
+
+/* Flow on each stored arc: interior arcs from their residuals; terminal
+ * arcs share out each vertex's terminal flow in arc order. */
+int mf_terminal_flows(const mf_graph *g, const mf_residual *r, const int64_t *left_tr, int32_t *flow)
+{
+    int32_t n = g->num_vertices, s = g->source, t = g->sink;
+    int64_t *in_from_s = calloc((size_t)n, sizeof(int64_t));
+    int64_t *out_to_t = calloc((size_t)n, sizeof(int64_t));
+    if (!in_from_s || !out_to_t) {
+        free(in_from_s);
+        free(out_to_t);
+        return MF_ERR_NOMEM;
+    }
+    /* terminal flow per vertex: its capacity less what is left in tr */
+    sum_terminal_caps(n, g, in_from_s, out_to_t);
+    for (int32_t v = 0; v < n; v++) {
+        int64_t left = left_tr[v];
+        in_from_s[v] -= left > 0 ? left : 0;
+        out_to_t[v] -= left < 0 ? -left : 0;
+    }
+    for (int32_t u = 0; u < n; u++) {
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t w = g->arc_head[a], v;
+            int from_source, along;
+            int64_t cap = terminal_arc(g, u, a, &v, &from_source, &along);
+            if (cap >= 0) {
+                int64_t *pool = from_source ? in_from_s : out_to_t;
+                int64_t give = pool[v] < cap ? pool[v] : cap;
+                pool[v] -= give;
+                flow[a] = (int32_t)(along ? give : -give);
+            } else if ((u == s && w == t) || (u == t && w == s)) {
+                flow[a] = u == s ? g->arc_cap[a] : -g->arc_rcap[a];
+            } else {
+                flow[a] = g->arc_cap[a] - r->arcs[mf_residual_forward(r, g, u, a)].res;
+            }
+        }
+    }
+    free(in_from_s);
+    free(out_to_t);
+    return MF_OK;
+}
