@@ -25,8 +25,10 @@ static void usage(FILE *f)
             "  --cut FILE        write the source-side vertex ids of the canonical min cut\n"
             "  --engine E        auto (default), cpu or gpu\n"
             "  --cpu-algorithm A push-relabel (default), bk (Boykov-Kolmogorov: fast on image\n"
-            "                    grids, no polynomial bound on general graphs) or auto (bk from\n"
-            "                    0.35 to 6 million vertices)\n"
+            "                    grids, no polynomial bound on general graphs), ibfs\n"
+            "                    (incremental BFS trees) or auto (bk from 0.35 to 6 million vertices)\n"
+            "  --threads N       CPU threads for the solve (default: every core; bk merges blocks\n"
+            "                    of vertices bottom-up; the cut does not depend on N)\n"
             "  --device N        CUDA device ordinal (default 0)\n"
             "  --verify          check the certificate (bounds, conservation, cut = flow)\n"
             "  --time            print parse, build and solve times on stderr\n"
@@ -137,7 +139,7 @@ static int report(const char *path, const mf_arclist *list, const mf_graph *g, c
 
 int cmd_maxflow(int argc, char **argv)
 {
-    enum { O_FLOW = 256, O_CUT, O_ENGINE, O_VERIFY, O_TIME, O_JSON, O_NOMERGE, O_DEVICE, O_CPUALG, O_UPDATES };
+    enum { O_FLOW = 256, O_CUT, O_ENGINE, O_VERIFY, O_TIME, O_JSON, O_NOMERGE, O_DEVICE, O_CPUALG, O_UPDATES, O_THREADS };
     static const struct option longopts[] = {
         {"flow", no_argument, NULL, O_FLOW},     {"cut", required_argument, NULL, O_CUT},
         {"engine", required_argument, NULL, O_ENGINE},
@@ -145,7 +147,7 @@ int cmd_maxflow(int argc, char **argv)
         {"device", required_argument, NULL, O_DEVICE},
         {"verify", no_argument, NULL, O_VERIFY}, {"time", no_argument, NULL, O_TIME},
         {"json", no_argument, NULL, O_JSON},     {"no-merge", no_argument, NULL, O_NOMERGE},
-        {"updates", required_argument, NULL, O_UPDATES},
+        {"updates", required_argument, NULL, O_UPDATES}, {"threads", required_argument, NULL, O_THREADS},
         {"force", no_argument, NULL, 'f'},       {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
     int want_flow = 0, verify = 0, show_time = 0, json = 0, force = 0, merge = 1;
@@ -167,7 +169,7 @@ int cmd_maxflow(int argc, char **argv)
             break;
         case O_CPUALG:
             if (mf_cpu_algorithm_parse(optarg, &opt.cpu_algorithm)) {
-                DISPLAYLEVEL(1, "flowcut maxflow: --cpu-algorithm must be push-relabel, bk or auto\n");
+                DISPLAYLEVEL(1, "flowcut maxflow: --cpu-algorithm must be push-relabel, bk, ibfs or auto\n");
                 return EXIT_USAGE;
             }
             break;
@@ -178,6 +180,15 @@ int cmd_maxflow(int argc, char **argv)
                 return EXIT_USAGE;
             }
             opt.device = (int)d;
+            break;
+        }
+        case O_THREADS: {
+            int64_t t;
+            if (parse_i64(optarg, 1, 1024, &t)) {
+                DISPLAYLEVEL(1, "flowcut maxflow: --threads needs 1..1024\n");
+                return EXIT_USAGE;
+            }
+            opt.threads = (int)t;
             break;
         }
         case O_VERIFY: verify = 1; break;

@@ -130,7 +130,12 @@ int seg_options_set(seg_options *o, const char *name, const char *value, seg_err
             return seg_fail(err, SEG_ERR_INVALID, "engine must be auto, cpu or gpu");
     } else if (!strcmp(name, "cpu-algorithm")) {
         if (mf_cpu_algorithm_parse(value, &o->solve.cpu_algorithm))
-            return seg_fail(err, SEG_ERR_INVALID, "cpu-algorithm must be auto, bk or push-relabel");
+            return seg_fail(err, SEG_ERR_INVALID, "cpu-algorithm must be auto, bk, ibfs or push-relabel");
+    } else if (!strcmp(name, "threads")) {
+        if (parse_number(value, 0, 1024, 1, &v))
+            return seg_fail(err, SEG_ERR_INVALID, "threads needs 0..1024 (0: every core)");
+        o->solve.threads = (int)v;
+        o->graph.threads = (int)v;
     } else if (!strcmp(name, "device")) {
         if (parse_number(value, 0, 1024, 1, &v))
             return seg_fail(err, SEG_ERR_INVALID, "device needs a device ordinal");

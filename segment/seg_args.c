@@ -20,6 +20,7 @@ static const char *option_name(int c)
     case SO_DEVICE: return "device";
     case SO_MAXPX: return "max-pixels";
     case SO_SCRIBBLE: return "scribble-colors";
+    case SO_THREADS: return "threads";
     default: return NULL;
     }
 }

@@ -8,7 +8,7 @@
 
 enum {
     SO_SEEDS = 300, SO_TRIMAP, SO_SCRIBBLE, SO_LAMBDA, SO_CONN, SO_MODEL, SO_ITER, SO_ENGINE,
-    SO_DEVICE, SO_MAXPX, SO_CPUALG, SO_UNIFORM
+    SO_DEVICE, SO_MAXPX, SO_CPUALG, SO_UNIFORM, SO_THREADS
 };
 
 #define SEG_LONG_OPTIONS                                                                     \
@@ -22,7 +22,8 @@ enum {
     {"engine", required_argument, NULL, SO_ENGINE},                                              \
     {"cpu-algorithm", required_argument, NULL, SO_CPUALG},                                       \
     {"device", required_argument, NULL, SO_DEVICE},                                              \
-    {"max-pixels", required_argument, NULL, SO_MAXPX}
+    {"max-pixels", required_argument, NULL, SO_MAXPX},                                           \
+    {"threads", required_argument, NULL, SO_THREADS}
 
 #define SEG_OPTIONS_HELP                                                                          \
     "  --seeds FILE          seed image: 1 = foreground, 2 = background, 0 = unmarked\n"          \
@@ -37,7 +38,9 @@ enum {
     "  --iterations N        GrabCut-style re-fits of the models (default 0)\n"                   \
     "  --engine auto|cpu|gpu solver engine (default auto)\n"                                      \
     "  --cpu-algorithm A     CPU solver: auto (default: Boykov-Kolmogorov from 0.35 to 6\n"  \
-    "                        Mpx, push-relabel outside), bk or push-relabel\n"              \
+    "                        Mpx, push-relabel outside), bk, ibfs or push-relabel\n"        \
+    "  --threads N           CPU threads for the network and the solve (default 0: every\n" \
+    "                        core); the mask does not depend on N\n"                      \
     "  --device N            CUDA device (default 0)\n"                                           \
     "  --max-pixels N        refuse larger images (default 268435456)\n"
 

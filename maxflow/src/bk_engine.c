@@ -6,14 +6,27 @@
  * polynomial bound on general graphs, so push-relabel stays the default
  * for arbitrary DIMACS input.
  *
+ * On several threads, bottom-up merging (Liu & Sun, "Parallel Graph-cuts
+ * by Adaptive Bottom-up Merging", CVPR 2010): the vertices are cut into
+ * contiguous blocks (row bands of an image network), each block runs BK
+ * on its own arcs alone, then neighbouring blocks merge pairwise and run
+ * again on their union, keeping their trees and re-activating the
+ * vertices with arcs across the seam, until one block is the whole graph.
+ * Every block's flow is a flow of the whole graph (the arcs across seams
+ * carry none yet), so the last run ends at a maximum flow and the
+ * canonical cut is the same for any number of threads. Blocks touch
+ * disjoint vertices and arcs, so they need no locks.
+ *
  * The terminals are not tree nodes: each vertex keeps one signed terminal
  * residual (positive: from the source, negative: to the sink) after
  * pre-cancelling its two terminal capacities. The result is a valid flow
  * (conservation holds), mapped back onto the stored arcs at the end. */
 #include "cpu_engines.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { FREE = 0, SRC_TREE = 1, SNK_TREE = 2, TERMINAL_VERTEX = 3 };
 /* bk_node.parent values besides an arc position */
@@ -21,6 +34,13 @@ enum { FREE = 0, SRC_TREE = 1, SNK_TREE = 2, TERMINAL_VERTEX = 3 };
 #define TO_TERMINAL (-2)
 #define ORPHAN (-3)
 #define FAR_AWAY INT32_MAX
+
+/* Blocks of fewer vertices are not worth a thread; a graph whose arcs
+ * cross blocks more than this often (not a grid in row order) runs on
+ * one (both measured on photos and DIMACS families). */
+#define MIN_BLOCK_VERTICES 40000 /* FLOWCUT_BK_MIN_BLOCK overrides (tests, experiments) */
+#define MAX_CROSSING_FRACTION 0.05
+#define MAX_BLOCKS 64
 
 /* A vertex's search state in one struct: growth touches all of it for
  * each neighbour, so one cache line beats five arrays. */
@@ -31,41 +51,41 @@ typedef struct bk_node {
     uint8_t tree, queued;
 } bk_node;
 
-typedef struct bk {
-    int32_t n;
-    mf_residual r;
+/* One BK search over the vertices [lo, hi) and the arcs between them. */
+typedef struct bk_run {
+    const int32_t *first;
+    mf_rarc *arcs;
     bk_node *v;
-    int32_t *queue;   /* active vertices, ring of n slots */
+    int32_t lo, size;
+    int32_t *queue;   /* active vertices, ring of size slots */
     int32_t qhead, qlen;
     int32_t *orphans; /* FIFO, each vertex at most once */
     int32_t ohead, olen;
     int32_t time;
     int64_t flow;
     int64_t augmentations;
-} bk;
+} bk_run;
 
-static void bk_free(bk *b)
+static inline int inside(const bk_run *b, int32_t w)
 {
-    mf_residual_free(&b->r);
-    free(b->v);
-    free(b->queue);
-    free(b->orphans);
+    return (uint32_t)(w - b->lo) < (uint32_t)b->size;
 }
 
-static void push_active(bk *b, int32_t v)
+static void push_active(bk_run *b, int32_t v)
 {
     if (b->v[v].queued)
         return;
     b->v[v].queued = 1;
-    b->queue[(b->qhead + b->qlen) % b->n] = v;
+    int32_t at = b->qhead + b->qlen;
+    b->queue[at >= b->size ? at - b->size : at] = v;
     b->qlen++;
 }
 
-static int32_t pop_active(bk *b)
+static int32_t pop_active(bk_run *b)
 {
     while (b->qlen) {
         int32_t v = b->queue[b->qhead];
-        b->qhead = (b->qhead + 1) % b->n;
+        b->qhead = b->qhead + 1 == b->size ? 0 : b->qhead + 1;
         b->qlen--;
         b->v[v].queued = 0;
         if (b->v[v].tree == SRC_TREE || b->v[v].tree == SNK_TREE)
@@ -74,17 +94,18 @@ static int32_t pop_active(bk *b)
     return -1;
 }
 
-static void make_orphan(bk *b, int32_t v)
+static void make_orphan(bk_run *b, int32_t v)
 {
     b->v[v].parent = ORPHAN;
-    b->orphans[(b->ohead + b->olen) % b->n] = v;
+    int32_t at = b->ohead + b->olen;
+    b->orphans[at >= b->size ? at - b->size : at] = v;
     b->olen++;
 }
 
 /* Bottleneck of the path source ~> x -> y ~> sink through arc xy. */
-static int64_t bottleneck(const bk *b, int32_t x, int32_t xy)
+static int64_t bottleneck(const bk_run *b, int32_t x, int32_t xy)
 {
-    const mf_rarc *arcs = b->r.arcs;
+    const mf_rarc *arcs = b->arcs;
     int64_t cap = arcs[xy].res;
     int32_t v;
     for (v = x; b->v[v].parent != TO_TERMINAL; v = arcs[b->v[v].parent].head) {
@@ -105,9 +126,9 @@ static int64_t bottleneck(const bk *b, int32_t x, int32_t xy)
 
 /* Pushes delta along the path; vertices whose link to their tree broke
  * become orphans. */
-static void augment(bk *b, int32_t x, int32_t xy)
+static void augment(bk_run *b, int32_t x, int32_t xy)
 {
-    mf_rarc *arcs = b->r.arcs;
+    mf_rarc *arcs = b->arcs;
     int64_t delta = bottleneck(b, x, xy);
     mf_rarc_push(arcs, xy, (int32_t)delta);
     for (int32_t v = x;;) {
@@ -144,7 +165,7 @@ static void augment(bk *b, int32_t x, int32_t xy)
 
 /* Distance from v to its tree's terminal through valid parents, or
  * FAR_AWAY when the chain ends at an orphan. Caches along the way. */
-static int32_t origin_distance(bk *b, int32_t v)
+static int32_t origin_distance(bk_run *b, int32_t v)
 {
     int32_t d = 0, u = v;
     for (;;) {
@@ -161,11 +182,11 @@ static int32_t origin_distance(bk *b, int32_t v)
         }
         if (p == ORPHAN || p == NO_PARENT)
             return FAR_AWAY;
-        u = b->r.arcs[p].head;
+        u = b->arcs[p].head;
     }
     /* stamp the chain so later searches stop early */
     int32_t total = d;
-    for (u = v; b->v[u].stamp != b->time; u = b->r.arcs[b->v[u].parent].head) {
+    for (u = v; b->v[u].stamp != b->time; u = b->arcs[b->v[u].parent].head) {
         b->v[u].stamp = b->time;
         b->v[u].dist = d--;
     }
@@ -173,14 +194,14 @@ static int32_t origin_distance(bk *b, int32_t v)
 }
 
 /* Finds v a new parent in its tree, or frees it and orphans its children. */
-static void adopt(bk *b, int32_t v)
+static void adopt(bk_run *b, int32_t v)
 {
-    mf_rarc *arcs = b->r.arcs;
+    mf_rarc *arcs = b->arcs;
     uint8_t side = b->v[v].tree;
     int32_t best = NO_PARENT, best_d = FAR_AWAY;
-    for (int32_t q = b->r.first[v]; q < b->r.first[v + 1]; q++) {
+    for (int32_t q = b->first[v]; q < b->first[v + 1]; q++) {
         int32_t w = arcs[q].head;
-        if (b->v[w].tree != side)
+        if (b->v[w].tree != side || !inside(b, w))
             continue;
         /* the tree's residual direction: w -> v for source, v -> w for sink */
         int32_t res = side == SRC_TREE ? arcs[q].rres : arcs[q].res;
@@ -200,9 +221,9 @@ static void adopt(bk *b, int32_t v)
     }
     b->v[v].tree = FREE;
     b->v[v].parent = NO_PARENT;
-    for (int32_t q = b->r.first[v]; q < b->r.first[v + 1]; q++) {
+    for (int32_t q = b->first[v]; q < b->first[v + 1]; q++) {
         int32_t w = arcs[q].head;
-        if (b->v[w].tree != side)
+        if (b->v[w].tree != side || !inside(b, w))
             continue;
         int32_t res = side == SRC_TREE ? arcs[q].rres : arcs[q].res;
         if (res > 0)
@@ -213,11 +234,11 @@ static void adopt(bk *b, int32_t v)
     }
 }
 
-static void adopt_orphans(bk *b)
+static void adopt_orphans(bk_run *b)
 {
     while (b->olen) {
         int32_t v = b->orphans[b->ohead];
-        b->ohead = (b->ohead + 1) % b->n;
+        b->ohead = b->ohead + 1 == b->size ? 0 : b->ohead + 1;
         b->olen--;
         adopt(b, v);
     }
@@ -225,14 +246,14 @@ static void adopt_orphans(bk *b)
 
 /* Grows v's tree by one layer of neighbours; returns the arc (position in
  * the arcs of the source-tree end x) of a path found, or -1. */
-static int32_t grow(bk *b, int32_t v, int32_t *x)
+static int32_t grow(bk_run *b, int32_t v, int32_t *x)
 {
-    mf_rarc *arcs = b->r.arcs;
+    mf_rarc *arcs = b->arcs;
     uint8_t side = b->v[v].tree;
-    for (int32_t q = b->r.first[v]; q < b->r.first[v + 1]; q++) {
+    for (int32_t q = b->first[v]; q < b->first[v + 1]; q++) {
         int32_t w = arcs[q].head;
         int32_t res = side == SRC_TREE ? arcs[q].res : arcs[q].rres;
-        if (res <= 0)
+        if (res <= 0 || !inside(b, w))
             continue;
         uint8_t tw = b->v[w].tree;
         if (tw == FREE) {
@@ -261,94 +282,263 @@ static int32_t grow(bk *b, int32_t v, int32_t *x)
     return -1;
 }
 
-static int bk_init(bk *b, const mf_graph *g)
+static void run_search(bk_run *b)
 {
-    int32_t n = g->num_vertices;
-    memset(b, 0, sizeof *b);
-    b->n = n;
-    b->v = mf_alloc_big(sizeof(bk_node) * (size_t)n);
-    if (b->v)
-        memset(b->v, 0, sizeof(bk_node) * (size_t)n);
-    b->queue = malloc(sizeof(int32_t) * (size_t)n);
-    b->orphans = malloc(sizeof(int32_t) * (size_t)n);
-    if (mf_residual_init(&b->r, g) != MF_OK || !b->v || !b->queue || !b->orphans)
-        return MF_ERR_NOMEM;
-    /* terminal residuals, pre-cancelled, staged in the queue's memory */
-    int64_t *tr = malloc(sizeof(int64_t) * (size_t)n);
-    if (!tr || mf_terminal_residuals(g, tr, &b->flow) != MF_OK) {
-        free(tr);
-        return MF_ERR_NOMEM;
-    }
-    for (int32_t v = 0; v < n; v++)
-        b->v[v].tr = tr[v];
-    free(tr);
-    for (int32_t v = 0; v < n; v++) {
-        b->v[v].parent = NO_PARENT;
-        if (v == g->source || v == g->sink) {
-            b->v[v].tree = TERMINAL_VERTEX;
-        } else if (b->v[v].tr) {
-            b->v[v].tree = b->v[v].tr > 0 ? SRC_TREE : SNK_TREE;
-            b->v[v].parent = TO_TERMINAL;
-            b->v[v].dist = 1;
-            push_active(b, v);
+    int32_t v, x;
+    while ((v = pop_active(b)) >= 0) {
+        int32_t xy;
+        /* v stays active while its layer still leads to paths */
+        while (b->v[v].tree != FREE && (xy = grow(b, v, &x)) >= 0) {
+            b->time++;
+            augment(b, x, xy);
+            adopt_orphans(b);
         }
     }
+}
+
+/* A block's first run: every vertex with terminal capacity left roots a
+ * tree and is active. */
+static void seed_trees(bk_run *b)
+{
+    for (int32_t v = b->lo; v < b->lo + b->size; v++) {
+        bk_node *x = &b->v[v];
+        if (x->tree == TERMINAL_VERTEX || !x->tr)
+            continue;
+        x->tree = x->tr > 0 ? SRC_TREE : SNK_TREE;
+        x->parent = TO_TERMINAL;
+        x->stamp = 0;
+        x->dist = 1;
+        push_active(b, v);
+    }
+}
+
+/* A merged block keeps its halves' trees; the tree vertices with an arc
+ * across the seam at mid are the only ones that may grow or meet the
+ * other tree, so they are the active ones. */
+static void activate_seam(bk_run *b, int32_t mid)
+{
+    for (int32_t v = b->lo; v < b->lo + b->size; v++) {
+        if (b->v[v].tree != SRC_TREE && b->v[v].tree != SNK_TREE)
+            continue;
+        for (int32_t q = b->first[v]; q < b->first[v + 1]; q++) {
+            int32_t w = b->arcs[q].head;
+            if (inside(b, w) && (v < mid) != (w < mid)) {
+                push_active(b, v);
+                break;
+            }
+        }
+    }
+}
+
+typedef struct bk_job {
+    bk_run run;
+    int32_t mid;  /* seam of a merge, or -1 for a block's first run */
+    int nomem;
+} bk_job;
+
+static void *job_main(void *arg)
+{
+    bk_job *j = arg;
+    bk_run *b = &j->run;
+    b->queue = malloc(sizeof(int32_t) * (size_t)b->size);
+    b->orphans = malloc(sizeof(int32_t) * (size_t)b->size);
+    if (!b->queue || !b->orphans) {
+        j->nomem = 1;
+    } else {
+        if (j->mid < 0)
+            seed_trees(b);
+        else
+            activate_seam(b, j->mid);
+        run_search(b);
+    }
+    free(b->queue);
+    free(b->orphans);
+    b->queue = b->orphans = NULL;
+    return NULL;
+}
+
+/* Runs jobs[0 .. count) on threads of their own (the first on this one). */
+static int run_jobs(bk_job *jobs, int count)
+{
+    pthread_t tid[MAX_BLOCKS];
+    int started[MAX_BLOCKS] = {0};
+    for (int i = 1; i < count; i++)
+        started[i] = pthread_create(&tid[i], NULL, job_main, &jobs[i]) == 0;
+    job_main(&jobs[0]);
+    for (int i = 1; i < count; i++) {
+        if (started[i])
+            pthread_join(tid[i], NULL);
+        else
+            job_main(&jobs[i]); /* no thread to be had: run it here */
+    }
+    for (int i = 0; i < count; i++)
+        if (jobs[i].nomem)
+            return MF_ERR_NOMEM;
     return MF_OK;
 }
 
-static int write_flows(bk *b, const mf_graph *g, int32_t *flow)
+int mf_cpu_threads(const mf_options *opt)
 {
-    int64_t *left = malloc(sizeof(int64_t) * (size_t)b->n);
-    if (!left)
-        return MF_ERR_NOMEM;
-    for (int32_t v = 0; v < b->n; v++)
-        left[v] = b->v[v].tr;
-    int rc = mf_terminal_flows(g, &b->r, left, flow);
-    free(left);
-    return rc;
+    if (opt && opt->threads > 0)
+        return opt->threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Block boundaries: up to `threads` contiguous vertex ranges with about
+ * as many arcs each; 1 block when the graph is small or its arcs cross
+ * the blocks too often for merging to pay. */
+static int plan_blocks(const mf_graph *g, const mf_residual *r, int threads, int32_t *bound)
+{
+    int32_t n = g->num_vertices;
+    int k = threads;
+    const char *env = getenv("FLOWCUT_BK_MIN_BLOCK");
+    int64_t min_block = env && atol(env) > 0 ? atol(env) : MIN_BLOCK_VERTICES;
+    if (k > MAX_BLOCKS)
+        k = MAX_BLOCKS;
+    if ((int64_t)k * min_block > n)
+        k = (int)(n / min_block);
+    if (k < 2) {
+        bound[0] = 0;
+        bound[1] = n;
+        return 1;
+    }
+    int64_t m = r->first[n];
+    bound[0] = 0;
+    int32_t v = 0;
+    for (int i = 1; i < k; i++) {
+        int64_t want = m * i / k;
+        while (v < n && r->first[v] < want)
+            v++;
+        bound[i] = v;
+    }
+    bound[k] = n;
+    /* arcs between two blocks, terminal vertices' arcs aside */
+    int64_t crossing = 0, interior = 0;
+    for (int i = 0; i < k; i++)
+        for (int32_t u = bound[i]; u < bound[i + 1]; u++) {
+            if (u == g->source || u == g->sink)
+                continue;
+            for (int32_t q = r->first[u]; q < r->first[u + 1]; q++) {
+                int32_t w = r->arcs[q].head;
+                if (w == g->source || w == g->sink)
+                    continue;
+                interior++;
+                crossing += w < bound[i] || w >= bound[i + 1];
+            }
+        }
+    if (crossing > MAX_CROSSING_FRACTION * (double)interior) {
+        bound[1] = n;
+        return 1;
+    }
+    return k;
+}
+
+static void job_init(bk_job *j, mf_residual *r, bk_node *v, int32_t lo, int32_t hi, int32_t mid, int32_t time)
+{
+    memset(j, 0, sizeof *j);
+    j->run.first = r->first;
+    j->run.arcs = r->arcs;
+    j->run.v = v;
+    j->run.lo = lo;
+    j->run.size = hi - lo;
+    j->run.time = time; /* above every stamp of the levels before */
+    j->mid = mid;
+}
+
+static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int threads, int64_t *flow,
+                        int64_t *augmentations, int *blocks_used)
+{
+    int32_t bound[MAX_BLOCKS + 1];
+    bk_job jobs[MAX_BLOCKS];
+    int k = plan_blocks(g, r, threads, bound);
+    *blocks_used = k;
+    int32_t time = 0;
+    for (int i = 0; i < k; i++)
+        job_init(&jobs[i], r, v, bound[i], bound[i + 1], -1, time);
+    int count = k;
+    for (;;) {
+        int rc = run_jobs(jobs, count);
+        if (rc)
+            return rc;
+        for (int i = 0; i < count; i++) {
+            *flow += jobs[i].run.flow;
+            *augmentations += jobs[i].run.augmentations;
+            if (jobs[i].run.time + 1 > time)
+                time = jobs[i].run.time + 1;
+        }
+        if (k == 1)
+            return MF_OK;
+        /* merge neighbours pairwise; an odd block out waits a level */
+        int nk = 0;
+        count = 0;
+        for (int i = 0; i < k; i += 2) {
+            if (i + 1 < k)
+                job_init(&jobs[count++], r, v, bound[i], bound[i + 2], bound[i + 1], time);
+            bound[++nk] = bound[i + 1 < k ? i + 2 : i + 1];
+        }
+        k = nk;
+    }
 }
 
 int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err)
 {
-    bk b;
+    int32_t n = g->num_vertices;
+    if (n < 2)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "CPU engine (BK): graph has %d vertices", n);
+    mf_residual r;
+    bk_node *v = mf_alloc_big(sizeof(bk_node) * (size_t)n);
+    int64_t *tr = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t flow = 0, augmentations = 0;
     memset(res, 0, sizeof *res);
     double t0 = mf_now();
-    int rc = bk_init(&b, g);
+    int rc = mf_residual_init(&r, g);
+    if (rc == MF_OK && (!v || !tr))
+        rc = MF_ERR_NOMEM;
+    if (rc == MF_OK)
+        rc = mf_terminal_residuals(g, tr, &flow);
     if (rc == MF_OK)
         rc = mf_result_alloc(res, g, !opt->cut_only);
-    if (rc) {
-        bk_free(&b);
-        return mf_fail(err, rc, NULL, 0, "CPU engine (BK): %s", mf_strerror(rc));
-    }
-    int32_t v, x;
-    while ((v = pop_active(&b)) >= 0) {
-        int32_t xy;
-        /* v stays active while its layer still leads to paths */
-        while (b.v[v].tree != FREE && (xy = grow(&b, v, &x)) >= 0) {
-            b.time++;
-            augment(&b, x, xy);
-            adopt_orphans(&b);
+    int blocks = 1;
+    if (rc == MF_OK) {
+        memset(v, 0, sizeof(bk_node) * (size_t)n);
+        for (int32_t u = 0; u < n; u++) {
+            v[u].tr = tr[u];
+            v[u].parent = NO_PARENT;
+            if (u == g->source || u == g->sink)
+                v[u].tree = TERMINAL_VERTEX;
         }
+        rc = solve_blocks(g, &r, v, mf_cpu_threads(opt), &flow, &augmentations, &blocks);
     }
-    rc = res->flow ? write_flows(&b, g, res->flow) : MF_OK;
-    /* the cut: vertices that still reach the sink, starting from those with
-     * sink capacity left (terminal arcs live in tr, not in the arcs) */
-    int32_t count = 0;
-    memset(res->source_side, 1, (size_t)b.n);
-    res->source_side[g->sink] = 0;
-    for (int32_t u = 0; u < b.n; u++)
-        if (b.v[u].tree != TERMINAL_VERTEX && b.v[u].tr < 0) {
-            res->source_side[u] = 0;
-            b.queue[count++] = u;
-        }
-    mf_residual_cut(&b.r, b.queue, count, g->source, res->source_side);
+    if (rc == MF_OK) {
+        for (int32_t u = 0; u < n; u++)
+            tr[u] = v[u].tr;
+        if (res->flow)
+            rc = mf_terminal_flows(g, &r, tr, res->flow);
+    }
+    if (rc == MF_OK) {
+        /* the cut: vertices that still reach the sink, starting from those
+         * with sink capacity left (terminal arcs live in tr, not in the arcs) */
+        int32_t count = 0, *queue = (int32_t *)(void *)tr; /* tr is done with; n slots of 8 bytes */
+        memset(res->source_side, 1, (size_t)n);
+        res->source_side[g->sink] = 0;
+        for (int32_t u = 0; u < n; u++)
+            if (v[u].tree != TERMINAL_VERTEX && v[u].tr < 0) {
+                res->source_side[u] = 0;
+                queue[count++] = u;
+            }
+        mf_residual_cut(&r, queue, count, g->source, res->source_side);
+    }
     double t1 = mf_now();
-    res->flow_value = b.flow + g->flow_offset;
+    res->flow_value = flow + g->flow_offset;
     res->stats.phase1_seconds = res->stats.solve_seconds = t1 - t0;
-    res->stats.pushes = b.augmentations;
+    res->stats.pushes = augmentations;
+    res->stats.rounds = blocks; /* blocks the graph was solved in */
     res->stats.engine_used = MF_ENGINE_CPU;
     snprintf(res->stats.device_name, sizeof res->stats.device_name, "CPU");
-    bk_free(&b);
+    mf_residual_free(&r);
+    free(v);
+    free(tr);
     if (rc) {
         mf_result_free(res);
         return mf_fail(err, rc, NULL, 0, "CPU engine (BK): %s", mf_strerror(rc));

@@ -8,6 +8,8 @@
 
 int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err);
 int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err);
+/* Threads for one CPU solve: opt->threads, or every online core when 0. */
+int mf_cpu_threads(const mf_options *opt);
 int mf_ibfs(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err);
 
 /* Terminal arcs as one signed residual per vertex (terminals.c): tr[v] > 0

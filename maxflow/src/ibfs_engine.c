@@ -33,6 +33,8 @@ typedef struct ib_node {
     int32_t parent;  /* position of the arc to the parent, TO_TERMINAL or NONE */
     int32_t current; /* adoption resumes here: earlier arcs held no parent at this label */
     int32_t next;    /* orphan bucket link */
+    int32_t up;      /* the parent vertex (head of the parent arc): children are found
+                      * without reading their parent arcs */
     uint8_t tree, orphan;
 } ib_node;
 
@@ -126,7 +128,7 @@ static void orphan_children(ib *b, int32_t v, int t)
     for (int32_t q = b->r.first[v]; q < b->r.first[v + 1]; q++) {
         int32_t w = arcs[q].head;
         ib_node *x = &b->v[w];
-        if (x->tree == t && !x->orphan && x->parent >= 0 && arcs[x->parent].head == v)
+        if (x->tree == t && !x->orphan && x->parent >= 0 && x->up == v)
             make_orphan(b, w);
     }
 }
@@ -172,15 +174,22 @@ static void adopt(ib *b, int32_t v)
         const ib_node *u = &b->v[arcs[q].head];
         if (u->tree == t && u->label == d - 1 && !u->orphan && toward(&arcs[q], t) > 0) {
             x->parent = x->current = q;
+            x->up = arcs[q].head;
             return;
         }
     }
-    orphan_children(b, v, t); /* v's label changes or v leaves the tree */
+    /* one pass: v's children become orphans (its label changes or it
+     * leaves the tree), the lowest other settled neighbour its parent */
     b->relabels++;
     int32_t best = NONE, best_label = INT32_MAX;
     for (int32_t q = b->r.first[v]; q < end; q++) {
-        const ib_node *u = &b->v[arcs[q].head];
-        if (u->tree == t && !u->orphan && u->label < best_label && toward(&arcs[q], t) > 0) {
+        int32_t w = arcs[q].head;
+        ib_node *u = &b->v[w];
+        if (u->tree != t || u->orphan)
+            continue;
+        if (u->parent >= 0 && u->up == v)
+            make_orphan(b, w);
+        else if (u->label < best_label && toward(&arcs[q], t) > 0) {
             best_label = u->label;
             best = q;
         }
@@ -188,6 +197,7 @@ static void adopt(ib *b, int32_t v)
     if (best != NONE && best_label + 1 <= max_label(b, t)) {
         x->label = best_label + 1;
         x->parent = x->current = best;
+        x->up = arcs[best].head;
         enlist(b, t, v, x->label);
     } else {
         release(b, v);
@@ -283,6 +293,7 @@ static void grow(ib *b, int t)
                 y->tree = (uint8_t)t;
                 y->label = x->label + 1;
                 y->parent = y->current = arcs[q].sister;
+                y->up = v;
                 y->orphan = 0;
                 list_push(b, y->label == D ? &b->cur[t] : &b->rescan[t], w);
             } else if (y->tree == other) {
@@ -312,6 +323,7 @@ static void grow(ib *b, int t)
                 y->tree = (uint8_t)t;
                 y->label = D + 1;
                 y->parent = y->current = arcs[q].sister;
+                y->up = v;
                 y->orphan = 0;
                 list_push(b, &b->nxt[t], w);
             } else if (y->tree == other) {

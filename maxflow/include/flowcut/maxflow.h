@@ -181,6 +181,8 @@ typedef struct mf_options {
     mf_cpu_algorithm cpu_algorithm; /* default MF_CPU_PUSH_RELABEL */
     int cut_only;        /* 1: value and cut only, result flow stays NULL (segmentation
                           * needs no flows; skipping them saves memory and time) */
+    int threads;         /* CPU threads for one solve (BK: bottom-up merging of vertex
+                          * blocks); 0: every core. The cut is the same for any count. */
 } mf_options;
 
 void mf_options_default(mf_options *opt);

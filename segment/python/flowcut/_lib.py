@@ -48,7 +48,7 @@ class MfError(ctypes.Structure):
 class MfOptions(ctypes.Structure):
     _fields_ = [("engine", ctypes.c_int), ("phase2", ctypes.c_int), ("device", ctypes.c_int),
                 ("verbose_notice", ctypes.c_int), ("gpu_relabel_interval", ctypes.c_int32),
-                ("cpu_algorithm", ctypes.c_int), ("cut_only", ctypes.c_int)]
+                ("cpu_algorithm", ctypes.c_int), ("cut_only", ctypes.c_int), ("threads", ctypes.c_int)]
 
 
 class MfStats(ctypes.Structure):
