@@ -4,6 +4,7 @@
  * share (terminal residuals per vertex, pre-cancelled s->v->t capacity,
  * flows mapped back onto terminal arcs). Both return a valid flow, so
  * every solve is checked as a flow. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,6 +88,74 @@ static void test_grids_match_push_relabel(void **state)
     }
 }
 
+/* Any thread count gives the same value and the same canonical cut: BK
+ * merges blocks of vertices (forced here on small graphs, and on graphs
+ * whose arcs cross the blocks, which the engine would solve serially). */
+static void test_thread_counts_give_identical_cuts(void **state)
+{
+    (void)state;
+    setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
+    setenv("FLOWCUT_BK_MAX_CROSSING", "1", 1);
+    mf_error err = {0};
+    for (int family = 0; family < FAMILY_COUNT; family++) {
+        for (uint64_t seed = 1; seed <= 12; seed++) {
+            mf_arclist list;
+            mf_graph g;
+            assert_int_equal(random_graph(family, 300 + (int32_t)seed * 40, seed, &list), MF_OK);
+            uint8_t *want = malloc((size_t)list.num_vertices);
+            int64_t value = reference_max_flow(&list, want);
+            assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+            for (int threads = 1; threads <= 8; threads++) {
+                mf_options opt;
+                mf_result r;
+                mf_options_default(&opt);
+                opt.engine = MF_ENGINE_CPU;
+                opt.cpu_algorithm = PATH_ALGORITHM;
+                opt.phase2 = 1;
+                opt.threads = threads;
+                assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
+                if (r.flow_value != value || memcmp(r.source_side, want, (size_t)g.num_vertices))
+                    fail_msg("family %d seed %llu, %d threads: value %lld, want %lld, or the cut differs",
+                             family, (unsigned long long)seed, threads, (long long)r.flow_value, (long long)value);
+                if (mf_verify(&g, &r, 1, &err) != MF_OK)
+                    fail_msg("family %d seed %llu, %d threads: %s", family, (unsigned long long)seed, threads,
+                             err.message);
+                mf_result_free(&r);
+            }
+            free(want);
+            mf_graph_free(&g);
+            mf_arclist_free(&list);
+        }
+    }
+    /* grids in row order: the blocks are row bands, as in photos */
+    for (int conn = 4; conn <= 8; conn += 4) {
+        mf_arclist list;
+        mf_graph g;
+        mf_result one;
+        assert_int_equal(mf_gen_grid(210, 160, conn, 9, &list), MF_OK);
+        assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+        for (int threads = 1; threads <= 16; threads += threads < 4 ? 1 : 4) {
+            mf_options opt;
+            mf_result r;
+            mf_options_default(&opt);
+            opt.engine = MF_ENGINE_CPU;
+            opt.cpu_algorithm = PATH_ALGORITHM;
+            opt.threads = threads;
+            assert_int_equal(mf_solve(&g, &opt, threads == 1 ? &one : &r, &err), MF_OK);
+            if (threads > 1) {
+                assert_true(r.flow_value == one.flow_value);
+                assert_memory_equal(r.source_side, one.source_side, (size_t)g.num_vertices);
+                mf_result_free(&r);
+            }
+        }
+        mf_result_free(&one);
+        mf_graph_free(&g);
+        mf_arclist_free(&list);
+    }
+    unsetenv("FLOWCUT_BK_MIN_BLOCK");
+    unsetenv("FLOWCUT_BK_MAX_CROSSING");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -95,6 +164,7 @@ int main(void)
         cmocka_unit_test(test_terminal_arcs_of_every_kind),
         cmocka_unit_test(test_value_beyond_32_bits),
         cmocka_unit_test(test_grids_match_push_relabel),
+        cmocka_unit_test(test_thread_counts_give_identical_cuts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,7 +39,7 @@ enum { FREE = 0, SRC_TREE = 1, SNK_TREE = 2, TERMINAL_VERTEX = 3 };
  * cross blocks more than this often (not a grid in row order) runs on
  * one (both measured on photos and DIMACS families). */
 #define MIN_BLOCK_VERTICES 40000 /* FLOWCUT_BK_MIN_BLOCK overrides (tests, experiments) */
-#define MAX_CROSSING_FRACTION 0.05
+#define MAX_CROSSING_FRACTION 0.05 /* FLOWCUT_BK_MAX_CROSSING overrides */
 #define MAX_BLOCKS 64
 
 /* A vertex's search state in one struct: growth touches all of it for
@@ -427,7 +427,9 @@ static int plan_blocks(const mf_graph *g, const mf_residual *r, int threads, int
                 crossing += w < bound[i] || w >= bound[i + 1];
             }
         }
-    if (crossing > MAX_CROSSING_FRACTION * (double)interior) {
+    const char *cross_env = getenv("FLOWCUT_BK_MAX_CROSSING");
+    double max_crossing = cross_env ? atof(cross_env) : MAX_CROSSING_FRACTION;
+    if (crossing > max_crossing * (double)interior) {
         bound[1] = n;
         return 1;
     }
