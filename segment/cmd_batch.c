@@ -483,10 +483,6 @@ int cmd_batch(int argc, char **argv)
         o.seeds = SEG_SEEDS_LABELS;
     if (jobs < 1)
         jobs = 1;
-    { /* the network build of each worker gets its share of the cores */
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        o.graph.threads = cores > jobs ? (int)(cores / jobs) : 1;
-    }
 
     /* the solving devices */
     int device_count = 0;
@@ -568,6 +564,14 @@ int cmd_batch(int argc, char **argv)
         }
     }
 
+    if (!o.solve.threads) { /* --threads not given: each CPU worker gets its share of the
+                             * cores for the network and the solve; many images, one
+                             * thread each, one huge image, all of them */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        long workers = jobs < (long)run.todo_count ? jobs : (long)run.todo_count;
+        int share = workers > 0 && cores > workers ? (int)(cores / workers) : 1;
+        o.graph.threads = o.solve.threads = share;
+    }
     run.progress = !no_progress && g_display_level >= 2 && isatty(STDERR_FILENO);
     for (int i = 0; i < ndevices; i++) {
         mf_error merr = {0};

@@ -31,13 +31,14 @@ echo "installed: $(cd "$P" && find . -type f | wc -l) files"
 # SONAME and exports
 soname=$(readelf -d "$LIBDIR/libflowcut.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 [ "$soname" = libflowcut.so.0 ] || fail "SONAME is '$soname'"
-others=$(nm -D --defined-only "$LIBDIR/libflowcut.so" | awk '{print $3}' | grep -vE '^(mf|gb|img|seg)_' || true)
+exports=$(nm -D --defined-only "$LIBDIR/libflowcut.so" | awk '{print $3}')
+others=$(grep -vE '^(mf|gb|img|seg)_' <<<"$exports" || true)
 [ -z "$others" ] || fail "exported symbols outside the public prefixes: $others"
 for internal in mf_fail mf_pr_init mf_residual_init seg_fail mf_bk; do
-    nm -D --defined-only "$LIBDIR/libflowcut.so" | grep -qw "$internal" && fail "internal $internal is exported"
+    grep -qx "$internal" <<<"$exports" && fail "internal $internal is exported"
 done
-nm -D --defined-only "$LIBDIR/libflowcut.so" | grep -qw seg_segment || fail "seg_segment is not exported"
-echo "libflowcut.so: SONAME $soname, $(nm -D --defined-only "$LIBDIR/libflowcut.so" | wc -l) public symbols"
+grep -qx seg_segment <<<"$exports" || fail "seg_segment is not exported"
+echo "libflowcut.so: SONAME $soname, $(wc -l <<<"$exports") public symbols"
 
 PHOTO=$ROOT/examples/coffee.png SEEDS=$ROOT/examples/coffee-seeds.png
 "$P/bin/flowcut" segment "$PHOTO" --seeds "$SEEDS" -o "$T/cli.png" --lambda 120 --engine cpu -q
@@ -55,12 +56,14 @@ else
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Werror "$ROOT/examples/c/segment_example.c" $(pkg-config --cflags --libs flowcut) \
     -o "$T/ex_pc"
-env LD_LIBRARY_PATH="$LIBDIR" ldd "$T/ex_pc" | grep -q "libflowcut.so.0 => $LIBDIR" || fail "ex_pc is not linked to the installed libflowcut.so.0"
+deps=$(env LD_LIBRARY_PATH="$LIBDIR" ldd "$T/ex_pc") # (grep -q on a pipe would SIGPIPE ldd under pipefail)
+grep -q "libflowcut.so.0 => $LIBDIR" <<<"$deps" || fail "ex_pc is not linked to the installed libflowcut.so.0"
 LD_LIBRARY_PATH=$LIBDIR check pkg-config "$T/ex_pc"
 # shellcheck disable=SC2046
 cc -std=c11 "$ROOT/examples/c/segment_example.c" $(pkg-config --cflags flowcut) \
     "$LIBDIR/libflowcut.a" $(pkg-config --static --libs flowcut | sed 's/-lflowcut//') -o "$T/ex_pc_static"
-ldd "$T/ex_pc_static" | grep -q libflowcut && fail "static example needs libflowcut.so"
+deps=$(ldd "$T/ex_pc_static" || true)
+grep -q libflowcut <<<"$deps" && fail "static example needs libflowcut.so"
 check pkg-config-static "$T/ex_pc_static"
 fi
 
