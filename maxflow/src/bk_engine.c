@@ -494,7 +494,8 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
     int64_t flow = 0, augmentations = 0;
     memset(res, 0, sizeof *res);
     double t0 = mf_now();
-    int rc = mf_residual_init(&r, g);
+    int threads = mf_cpu_threads(opt);
+    int rc = mf_residual_init_threads(&r, g, threads);
     if (rc == MF_OK && (!v || !tr))
         rc = MF_ERR_NOMEM;
     if (rc == MF_OK)
@@ -510,7 +511,7 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
             if (u == g->source || u == g->sink)
                 v[u].tree = TERMINAL_VERTEX;
         }
-        rc = solve_blocks(g, &r, v, mf_cpu_threads(opt), &flow, &augmentations, &blocks);
+        rc = solve_blocks(g, &r, v, threads, &flow, &augmentations, &blocks);
     }
     if (rc == MF_OK) {
         for (int32_t u = 0; u < n; u++)

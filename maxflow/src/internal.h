@@ -67,6 +67,13 @@ static inline int32_t mf_residual_forward(const mf_residual *r, const mf_graph *
 }
 
 int mf_residual_init(mf_residual *r, const mf_graph *g);
+/* The same, built on up to threads threads. */
+int mf_residual_init_threads(mf_residual *r, const mf_graph *g, int threads);
+
+/* Calls fn(ctx, lo, hi) on up to threads threads over ranges of [0, n)
+ * of at least grain items (parallel.c); returns when all are done. */
+void mf_parallel_for(int threads, int32_t n, int32_t grain, void (*fn)(void *ctx, int32_t lo, int32_t hi),
+                     void *ctx);
 
 /* Canonical cut from a residual graph: source_side[v] = 0 for vertices
  * that reach a vertex of queue[0 .. count) (the sink, or what stands for

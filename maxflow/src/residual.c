@@ -11,28 +11,28 @@ void mf_residual_free(mf_residual *r)
     r->arcs = NULL;
 }
 
-int mf_residual_init(mf_residual *r, const mf_graph *g)
+/* Forward arcs of the vertices [lo, hi): head and residual. */
+static void fill_forward(void *ctx, int32_t lo, int32_t hi)
 {
-    int32_t n = g->num_vertices, m = g->num_arcs;
-    r->first = malloc(sizeof(int32_t) * ((size_t)n + 1));
-    r->arcs = mf_alloc_big(sizeof(mf_rarc) * (2 * (size_t)m + 1));
-    if (!r->first || !r->arcs) {
-        mf_residual_free(r);
-        return MF_ERR_NOMEM;
-    }
-    r->first[0] = 0;
-    for (int32_t v = 0; v < n; v++)
-        r->first[v + 1] = r->first[v] + (g->out_start[v + 1] - g->out_start[v]) +
-                          (g->in_start[v + 1] - g->in_start[v]);
-    for (int32_t u = 0; u < n; u++) {
+    const mf_graph *g = ((void **)ctx)[0];
+    mf_residual *r = ((void **)ctx)[1];
+    for (int32_t u = lo; u < hi; u++) {
         for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
             int32_t pos = mf_residual_forward(r, g, u, a);
             r->arcs[pos].head = g->arc_head[a];
             r->arcs[pos].res = g->arc_cap[a];
         }
     }
-    /* a vertex's reverse arcs follow its forward ones */
-    for (int32_t v = 0; v < n; v++) {
+}
+
+/* Reverse arcs of the vertices [lo, hi), after their forward ones, and the
+ * sister links both ways. Each stored arc's forward copy is written by
+ * the range holding its head alone (fields fill_forward does not touch). */
+static void fill_reverse(void *ctx, int32_t lo, int32_t hi)
+{
+    const mf_graph *g = ((void **)ctx)[0];
+    mf_residual *r = ((void **)ctx)[1];
+    for (int32_t v = lo; v < hi; v++) {
         int32_t base = r->first[v] + (g->out_start[v + 1] - g->out_start[v]);
         for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
             int32_t a = g->in_arc[i];
@@ -46,7 +46,30 @@ int mf_residual_init(mf_residual *r, const mf_graph *g)
             r->arcs[fp].sister = pos;
         }
     }
+}
+
+int mf_residual_init_threads(mf_residual *r, const mf_graph *g, int threads)
+{
+    int32_t n = g->num_vertices, m = g->num_arcs;
+    r->first = malloc(sizeof(int32_t) * ((size_t)n + 1));
+    r->arcs = mf_alloc_big(sizeof(mf_rarc) * (2 * (size_t)m + 1));
+    if (!r->first || !r->arcs) {
+        mf_residual_free(r);
+        return MF_ERR_NOMEM;
+    }
+    r->first[0] = 0;
+    for (int32_t v = 0; v < n; v++)
+        r->first[v + 1] = r->first[v] + (g->out_start[v + 1] - g->out_start[v]) +
+                          (g->in_start[v + 1] - g->in_start[v]);
+    void *ctx[2] = {(void *)g, r};
+    mf_parallel_for(threads, n, 65536, fill_forward, ctx);
+    mf_parallel_for(threads, n, 65536, fill_reverse, ctx);
     return MF_OK;
+}
+
+int mf_residual_init(mf_residual *r, const mf_graph *g)
+{
+    return mf_residual_init_threads(r, g, 1);
 }
 
 void mf_residual_cut(const mf_residual *r, int32_t *queue, int32_t count, int32_t stop,
