@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# flowcut's CPU engine against the reference solvers on the network of the
+# bundled photo upscaled to 1, 3 and 12 Mpx: `flowcut segment` (solve
+# stage) with BK on 1, 2, 4, 8, 16 threads and IBFS, then BK, MBK, EIBFS,
+# EIBFS-i and HPF of ../shared/peers on the same network (`flowcut graph`,
+# solve time alone). Masks of every thread count must be identical.
+#   tests/bench/cpu_scaling.sh FLOWCUT PEERS_BUILD_DIR|- [SIZES] [THREADS]
+# THREADS12 overrides THREADS at 12 Mpx. Needs python3 with OpenCV (PYTHON); PEERS_BUILD_DIR from
+# ../shared/peers/build.sh, or - to time flowcut alone.
+set -uo pipefail
+F=${1:?usage: cpu_scaling.sh FLOWCUT PEERS_DIR|- [SIZES] [THREADS]}
+P=${2:--}
+SIZES=${3:-1 3 12}
+THREADS=${4:-1 2 4 8 16}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+${PYTHON:-python3} - "$ROOT/examples" "$T" <<'PY' || exit 1
+import sys, cv2
+ex, out = sys.argv[1], sys.argv[2]
+img = cv2.imread(ex + "/coffee.png"); seeds = cv2.imread(ex + "/coffee-seeds.png", cv2.IMREAD_GRAYSCALE)
+for name, s in (("1", 1.633), ("3", 2.83), ("12", 5.66)):
+    w, h = int(600 * s), int(400 * s)
+    cv2.imwrite(f"{out}/img{name}.png", cv2.resize(img, (w, h), interpolation=cv2.INTER_CUBIC))
+    cv2.imwrite(f"{out}/seeds{name}.png", cv2.resize(seeds, (w, h), interpolation=cv2.INTER_NEAREST))
+PY
+echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+printf "%-5s %-14s %s\n" "Mpx" "solver" "solve (s)"
+for s in $SIZES; do
+    ref=""
+    threads=$THREADS
+    [ "$s" = 12 ] && threads=${THREADS12:-$THREADS}
+    for t in $threads; do
+        "$F" segment "$T/img$s.png" --seeds "$T/seeds$s.png" -o "$T/m$t.png" -f -q --engine cpu \
+            --cpu-algorithm bk --threads "$t" --time 2>"$T/t" || { echo "$s bk t$t failed: $(cat "$T/t")"; continue; }
+        printf "%-5s %-14s %s\n" "$s" "flowcut bk t$t" "$(sed -n 's/.*solve \([0-9.]*\).*/\1/p' "$T/t")"
+        [ -z "$ref" ] && ref=$T/m$t.png
+        cmp -s "$ref" "$T/m$t.png" || echo "$s Mpx: MASK OF $t THREADS DIFFERS"
+    done
+    if [ "${SKIP_IBFS:-0}" != 1 ]; then
+        "$F" segment "$T/img$s.png" --seeds "$T/seeds$s.png" -o "$T/mi.png" -f -q --engine cpu \
+            --cpu-algorithm ibfs --time 2>"$T/t"
+        printf "%-5s %-14s %s\n" "$s" "flowcut ibfs" "$(sed -n 's/.*solve \([0-9.]*\).*/\1/p' "$T/t")"
+        cmp -s "$ref" "$T/mi.png" || echo "$s Mpx: IBFS MASK DIFFERS"
+    fi
+    [ "$P" = - ] && continue
+    "$F" graph "$T/img$s.png" --seeds "$T/seeds$s.png" -o "$T/g.max" -f
+    "$P/bench_io" dimacs_to_bbk "$T/g.max" >/dev/null 2>&1
+    rm -f "$T/g.max"
+    peers=${PEERS:-bk mbk eibfs eibfs_i hpf}
+    [ "$s" = 12 ] && peers=${PEERS12:-eibfs eibfs_i}
+    for p in $peers; do
+        out=$(timeout 200 "$P/demo" "$T/g.max.bbk" "$p" 2>&1)
+        printf "%-5s %-14s %s\n" "$s" "$p" "$(sed -n 's/^solving\.\.\. \([0-9.e-]*\) seconds.*/\1/p' <<<"$out" | head -n1)"
+    done
+    rm -f "$T/g.max.bbk"
+done
