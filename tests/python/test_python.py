@@ -171,7 +171,7 @@ class TestGraph(unittest.TestCase):
 
     def test_random_against_reference(self):
         rng = np.random.default_rng(7)
-        engines = [("cpu", "bk"), ("cpu", "push-relabel")]
+        engines = [("cpu", "bk"), ("cpu", "push-relabel"), ("cpu", "ibfs")]
         if flowcut.gpu_available():
             engines.append(("gpu", "auto"))
         for trial in range(120):
@@ -257,7 +257,7 @@ class TestGrid(unittest.TestCase):
                     g.add_grid_edges(ids, weights, st, symmetric)
                     g.add_grid_tedges(ids, tsrc, tsnk)
                     want, reach = self.hand_built(ids, weights, st, symmetric, tsrc, tsnk)
-                    self.assertEqual(g.maxflow(engine="cpu"), want)
+                    self.assertEqual(g.maxflow(engine="cpu", threads=1 + len(shape)), want)
                     seg = g.get_grid_segments(ids)
                     self.assertEqual(seg.shape, ids.shape)
                     self.assertTrue(np.array_equal(seg, np.vectorize(lambda v: v in reach)(ids)))

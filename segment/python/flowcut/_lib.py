@@ -150,7 +150,7 @@ def seg_check(rc, err):
 ENGINE_NAMES = {0: "auto", 1: "cpu", 2: "gpu"}
 
 
-def solve_options(engine, cpu_algorithm, device):
+def solve_options(engine, cpu_algorithm, device, threads=0):
     """MfOptions for a cut-only solve; names as on the command line."""
     opt = MfOptions()
     mf_options_default(ctypes.byref(opt))
@@ -158,8 +158,11 @@ def solve_options(engine, cpu_algorithm, device):
     if mf_engine_parse(str(engine).encode(), ctypes.byref(e)):
         raise ValueError(f"engine must be auto, cpu or gpu, not {engine!r}")
     if mf_cpu_algorithm_parse(str(cpu_algorithm).encode(), ctypes.byref(a)):
-        raise ValueError(f"cpu_algorithm must be auto, bk or push-relabel, not {cpu_algorithm!r}")
+        raise ValueError(f"cpu_algorithm must be auto, bk, ibfs or push-relabel, not {cpu_algorithm!r}")
     if not isinstance(device, int) or device < 0:
         raise ValueError(f"device must be a device ordinal, not {device!r}")
+    if not isinstance(threads, int) or not 0 <= threads <= 1024:
+        raise ValueError(f"threads must be 0 (every core) to 1024, not {threads!r}")
     opt.engine, opt.cpu_algorithm, opt.device, opt.cut_only = e.value, a.value, device, 1
+    opt.threads = threads
     return opt

@@ -199,10 +199,11 @@ class Graph:
             self.add_edges(nodeids[ps], nodeids[qs], along, against)
 
     # -- solving
-    def maxflow(self, engine="auto", cpu_algorithm="auto", device=0):
+    def maxflow(self, engine="auto", cpu_algorithm="auto", device=0, threads=0):
         """Solves; returns the maximum flow (divided by scale when the
-        graph has one). engine: auto (the GPU when usable), cpu or gpu."""
-        opt = _lib.solve_options(engine, cpu_algorithm, device)
+        graph has one). engine: auto (the GPU when usable), cpu or gpu;
+        threads: CPU threads (0: every core; the cut does not depend on it)."""
+        opt = _lib.solve_options(engine, cpu_algorithm, device, threads)
         if self._edges:
             cols = [np.concatenate([e[k] for e in self._edges]) for k in range(4)]
             self._edges = [tuple(cols)]

@@ -61,9 +61,9 @@ class Problem:
             raise ValueError("the problem is closed")
         return ctypes.byref(self._g)
 
-    def maxflow(self, engine="auto", cpu_algorithm="auto", device=0):
+    def maxflow(self, engine="auto", cpu_algorithm="auto", device=0, threads=0):
         """Solves; returns a Result."""
-        opt = _lib.solve_options(engine, cpu_algorithm, device)
+        opt = _lib.solve_options(engine, cpu_algorithm, device, threads)
         res, err = _lib.MfResult(), _lib.MfError()
         _lib.mf_check(_lib.mf_solve(self._graph(), ctypes.byref(opt), ctypes.byref(res), ctypes.byref(err)), err)
         try:
