@@ -23,7 +23,6 @@
  * (conservation holds), mapped back onto the stored arcs at the end. */
 #include "cpu_engines.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -357,20 +356,16 @@ static void *job_main(void *arg)
     return NULL;
 }
 
-/* Runs jobs[0 .. count) on threads of their own (the first on this one). */
+static void jobs_range(void *ctx, int32_t lo, int32_t hi)
+{
+    for (int32_t i = lo; i < hi; i++)
+        job_main((bk_job *)ctx + i);
+}
+
+/* Runs jobs[0 .. count), each on a thread of its own. */
 static int run_jobs(bk_job *jobs, int count)
 {
-    pthread_t tid[MAX_BLOCKS];
-    int started[MAX_BLOCKS] = {0};
-    for (int i = 1; i < count; i++)
-        started[i] = pthread_create(&tid[i], NULL, job_main, &jobs[i]) == 0;
-    job_main(&jobs[0]);
-    for (int i = 1; i < count; i++) {
-        if (started[i])
-            pthread_join(tid[i], NULL);
-        else
-            job_main(&jobs[i]); /* no thread to be had: run it here */
-    }
+    mf_parallel_for(count, count, 1, jobs_range, jobs);
     for (int i = 0; i < count; i++)
         if (jobs[i].nomem)
             return MF_ERR_NOMEM;

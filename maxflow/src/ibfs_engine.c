@@ -268,75 +268,61 @@ static void augment(ib *b, int32_t x, int32_t xy)
     b->augmentations++;
 }
 
-/* Scans tree t's frontier: free neighbours join one level up, neighbours
- * in the other tree close augmenting paths. */
-static void grow(ib *b, int t)
+/* Scans the arcs of v (tree t, label L) in the tree's growing direction:
+ * free neighbours join at L + 1 and are listed for their own scan,
+ * neighbours in the other tree close augmenting paths. Stops when v leaves
+ * its place (it is listed again wherever it went). */
+static void scan(ib *b, int32_t v, int t)
 {
     mf_rarc *arcs = b->r.arcs;
     int other = t == S_TREE ? T_TREE : S_TREE;
+    ib_node *x = &b->v[v];
+    int32_t L = x->label;
+    for (int32_t q = b->r.first[v]; q < b->r.first[v + 1]; q++) {
+        if (away(&arcs[q], t) <= 0)
+            continue;
+        int32_t w = arcs[q].head;
+        ib_node *y = &b->v[w];
+        if (y->tree == FREE) {
+            y->tree = (uint8_t)t;
+            y->label = L + 1;
+            y->parent = y->current = arcs[q].sister;
+            y->up = v;
+            y->orphan = 0;
+            enlist(b, t, w, L + 1);
+        } else if (y->tree == other) {
+            if (t == S_TREE)
+                augment(b, v, q);
+            else
+                augment(b, w, arcs[q].sister);
+            adopt_orphans(b);
+            if (x->tree != t || x->orphan || x->label != L)
+                return;
+            q--; /* the arc may still have room */
+        }
+    }
+}
+
+/* One pass of tree t: first the vertices below the frontier that gained a
+ * free or other-tree neighbour, then the frontier, whose free neighbours
+ * make the next level. */
+static void grow(ib *b, int t)
+{
     int32_t D = b->level[t];
     b->scanning = t;
     b->nxt[t].len = 0;
-    /* first the vertices below the frontier that gained a free or other-tree
-     * neighbour: what they grab joins one level above them */
     for (int32_t i = 0; i < b->rescan[t].len; i++) {
         int32_t v = b->rescan[t].v[i];
         ib_node *x = &b->v[v];
-        if (x->tree != t || x->orphan || x->label >= D)
-            continue; /* gone, or on the frontier anyway */
-        for (int32_t q = b->r.first[v]; q < b->r.first[v + 1]; q++) {
-            if (away(&arcs[q], t) <= 0)
-                continue;
-            int32_t w = arcs[q].head;
-            ib_node *y = &b->v[w];
-            if (y->tree == FREE) {
-                y->tree = (uint8_t)t;
-                y->label = x->label + 1;
-                y->parent = y->current = arcs[q].sister;
-                y->up = v;
-                y->orphan = 0;
-                list_push(b, y->label == D ? &b->cur[t] : &b->rescan[t], w);
-            } else if (y->tree == other) {
-                if (t == S_TREE)
-                    augment(b, v, q);
-                else
-                    augment(b, w, arcs[q].sister);
-                adopt_orphans(b);
-                if (x->tree != t || x->orphan)
-                    break;
-                q--; /* the arc may still have room */
-            }
-        }
+        if (x->tree == t && !x->orphan && x->label < D) /* else gone, or on the frontier */
+            scan(b, v, t);
     }
     b->rescan[t].len = 0;
     for (int32_t i = 0; i < b->cur[t].len; i++) {
         int32_t v = b->cur[t].v[i];
         ib_node *x = &b->v[v];
-        if (x->tree != t || x->orphan || x->label != D)
-            continue; /* moved since it was listed */
-        for (int32_t q = b->r.first[v]; q < b->r.first[v + 1]; q++) {
-            if (away(&arcs[q], t) <= 0)
-                continue;
-            int32_t w = arcs[q].head;
-            ib_node *y = &b->v[w];
-            if (y->tree == FREE) {
-                y->tree = (uint8_t)t;
-                y->label = D + 1;
-                y->parent = y->current = arcs[q].sister;
-                y->up = v;
-                y->orphan = 0;
-                list_push(b, &b->nxt[t], w);
-            } else if (y->tree == other) {
-                if (t == S_TREE)
-                    augment(b, v, q);
-                else
-                    augment(b, w, arcs[q].sister);
-                adopt_orphans(b);
-                if (x->tree != t || x->label != D)
-                    break;
-                q--; /* the arc may still have room */
-            }
-        }
+        if (x->tree == t && !x->orphan && x->label == D) /* else moved since it was listed */
+            scan(b, v, t);
     }
     /* the next level becomes the frontier */
     ib_list tmp = b->cur[t];

@@ -25,27 +25,14 @@ class Result:
         return f"Result(value={self.value}, engine={self.engine!r}, warm={self.warm})"
 
 
-class Problem:
-    """A DIMACS max-flow problem (vertices 0-based here)."""
-
-    def __init__(self, path):
-        lst, err = _lib.MfArclist(), _lib.MfError()
-        rc = _lib.mf_read_dimacs(str(path).encode(), ctypes.byref(lst), ctypes.byref(err))
-        _lib.mf_check(rc, err)
-        try:
-            self._g = _lib.MfGraph()
-            rc = _lib.mf_graph_from_arcs(ctypes.byref(lst), None, ctypes.byref(self._g), ctypes.byref(err))
-            _lib.mf_check(rc, err)
-            self.num_vertices = lst.num_vertices
-            self.num_arcs = lst.num_arcs
-            self.source, self.sink = lst.source, lst.sink
-        finally:
-            _lib.mf_arclist_free(ctypes.byref(lst))
+class _Owned:
+    """Holds a C object released by close(), at exit of a with block, or
+    when garbage-collected."""
 
     def close(self):
-        if getattr(self, "_g", None) is not None:
-            _lib.mf_graph_free(ctypes.byref(self._g))
-            self._g = None
+        if getattr(self, "_handle", None) is not None:
+            self._release(self._handle)
+            self._handle = None
 
     def __del__(self):
         self.close()
@@ -56,10 +43,36 @@ class Problem:
     def __exit__(self, *exc):
         self.close()
 
+    def _live(self):
+        if getattr(self, "_handle", None) is None:
+            raise ValueError(f"the {type(self).__name__.lower()} is closed")
+        return self._handle
+
+
+class Problem(_Owned):
+    """A DIMACS max-flow problem (vertices 0-based here)."""
+
+    def __init__(self, path):
+        lst, err = _lib.MfArclist(), _lib.MfError()
+        rc = _lib.mf_read_dimacs(str(path).encode(), ctypes.byref(lst), ctypes.byref(err))
+        _lib.mf_check(rc, err)
+        try:
+            g = _lib.MfGraph()
+            rc = _lib.mf_graph_from_arcs(ctypes.byref(lst), None, ctypes.byref(g), ctypes.byref(err))
+            _lib.mf_check(rc, err)
+            self._handle = g
+            self.num_vertices = lst.num_vertices
+            self.num_arcs = lst.num_arcs
+            self.source, self.sink = lst.source, lst.sink
+        finally:
+            _lib.mf_arclist_free(ctypes.byref(lst))
+
+    @staticmethod
+    def _release(g):
+        _lib.mf_graph_free(ctypes.byref(g))
+
     def _graph(self):
-        if self._g is None:
-            raise ValueError("the problem is closed")
-        return ctypes.byref(self._g)
+        return ctypes.byref(self._live())
 
     def maxflow(self, engine="auto", cpu_algorithm="auto", device=0, threads=0):
         """Solves; returns a Result."""
@@ -76,7 +89,7 @@ class Problem:
         return Dynamic(self, engine, device)
 
 
-class Dynamic:
+class Dynamic(_Owned):
     """Warm re-solve: change capacities of input arcs (0-based, in the
     order of the file's 'a' lines), then solve() again; the solver repairs
     its last flow instead of starting over, and gives the value and cut a
@@ -84,10 +97,15 @@ class Dynamic:
 
     def __init__(self, problem, engine="auto", device=0):
         opt = _lib.solve_options(engine, "auto", device)
-        self._d, err = ctypes.c_void_p(), _lib.MfError()
+        d, err = ctypes.c_void_p(), _lib.MfError()
         self.num_arcs = problem.num_arcs
-        _lib.mf_check(_lib.mf_dynamic_create(problem._graph(), ctypes.byref(opt), ctypes.byref(self._d),
+        _lib.mf_check(_lib.mf_dynamic_create(problem._graph(), ctypes.byref(opt), ctypes.byref(d),
                                              ctypes.byref(err)), err)
+        self._handle = d
+
+    @staticmethod
+    def _release(d):
+        _lib.mf_dynamic_destroy(d)
 
     def set_capacity(self, arc, cap):
         """Input arc arc (0-based) gets capacity cap from the next solve."""
@@ -101,36 +119,18 @@ class Dynamic:
             raise IndexError(f"arc index out of range 0..{self.num_arcs - 1}")
         if caps.size and (caps.min() < 0 or caps.max() > 2**31 - 1):
             raise ValueError("capacities must be in 0..2147483647")
-        if self._d is None:
-            raise ValueError("the solver is closed")
-        err = _lib.MfError()
+        d, err = self._live(), _lib.MfError()
         for a, c in zip(arcs.ravel().tolist(), caps.ravel().tolist()):
-            _lib.mf_check(_lib.mf_dynamic_set_input_arc(self._d, a, c, ctypes.byref(err)), err)
+            _lib.mf_check(_lib.mf_dynamic_set_input_arc(d, a, c, ctypes.byref(err)), err)
 
     def solve(self):
         """Solves (cold the first time, warm after); returns a Result."""
-        if self._d is None:
-            raise ValueError("the solver is closed")
         res, err = _lib.MfResult(), _lib.MfError()
-        _lib.mf_check(_lib.mf_dynamic_solve(self._d, ctypes.byref(res), ctypes.byref(err)), err)
+        _lib.mf_check(_lib.mf_dynamic_solve(self._live(), ctypes.byref(res), ctypes.byref(err)), err)
         try:
             return Result(res)
         finally:
             _lib.mf_result_free(ctypes.byref(res))
-
-    def close(self):
-        if getattr(self, "_d", None) is not None:
-            _lib.mf_dynamic_destroy(self._d)
-            self._d = None
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def read_dimacs(path):
