@@ -398,13 +398,21 @@ static int plan_blocks(const mf_graph *g, const mf_residual *r, int threads, int
         bound[1] = n;
         return 1;
     }
-    int64_t m = r->first[n];
+    /* equal shares of the arcs BK walks: the terminal vertices' arcs (a
+     * photo's source holds one per pixel) are never walked */
+    int32_t s = g->source, t = g->sink;
+    int64_t term = (int64_t)(r->first[s + 1] - r->first[s]) + (r->first[t + 1] - r->first[t]);
+    int64_t m = r->first[n] - term;
     bound[0] = 0;
     int32_t v = 0;
+    int64_t walked = 0; /* arcs of non-terminal vertices below v */
     for (int i = 1; i < k; i++) {
         int64_t want = m * i / k;
-        while (v < n && r->first[v] < want)
+        while (v < n && walked < want) {
+            if (v != s && v != t)
+                walked += r->first[v + 1] - r->first[v];
             v++;
+        }
         bound[i] = v;
     }
     bound[k] = n;
