@@ -56,9 +56,9 @@ else
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Werror "$ROOT/examples/c/segment_example.c" $(pkg-config --cflags --libs flowcut) \
     -o "$T/ex_pc"
-deps=$(env LD_LIBRARY_PATH="$LIBDIR" ldd "$T/ex_pc") # (grep -q on a pipe would SIGPIPE ldd under pipefail)
+deps=$(env LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$T/ex_pc") # (grep -q on a pipe would SIGPIPE ldd under pipefail)
 grep -q "libflowcut.so.0 => $LIBDIR" <<<"$deps" || fail "ex_pc is not linked to the installed libflowcut.so.0"
-LD_LIBRARY_PATH=$LIBDIR check pkg-config "$T/ex_pc"
+LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} check pkg-config "$T/ex_pc"
 # shellcheck disable=SC2046
 cc -std=c11 "$ROOT/examples/c/segment_example.c" $(pkg-config --cflags flowcut) \
     "$LIBDIR/libflowcut.a" $(pkg-config --static --libs flowcut | sed 's/-lflowcut//') -o "$T/ex_pc_static"
