@@ -91,7 +91,7 @@ if(Python3_FOUND)
     ${CMAKE_BINARY_DIR}/python/_where.py.in @ONLY)
   file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/python/flowcut/_where.py
     INPUT ${CMAKE_BINARY_DIR}/python/_where.py.in)
-  file(GLOB FLOWCUT_PY_SOURCES ${CMAKE_SOURCE_DIR}/segment/python/flowcut/*.py)
+  file(GLOB FLOWCUT_PY_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/segment/python/flowcut/*.py)
   # the build tree's copy, importable with PYTHONPATH=build/python
   add_custom_target(flowcut_python ALL
     COMMAND ${CMAKE_COMMAND} -E copy_if_different ${FLOWCUT_PY_SOURCES} ${CMAKE_BINARY_DIR}/python/flowcut/

@@ -159,6 +159,43 @@ class TestSegment(unittest.TestCase):
                 flowcut.segment(self.rgb, self.labels, engine="gpu")
 
 
+class TestSession(unittest.TestCase):
+    def test_session_matches_segment(self):
+        rgb, labels = read_png(os.path.join(EXAMPLES, "coffee.png")), read_png(os.path.join(EXAMPLES, "coffee-seeds.png"))
+        with flowcut.Session(rgb, labels, engine="cpu") as s:
+            st = s.cut()
+            self.assertFalse(st["warm"])
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, labels, engine="cpu")))
+            s.set_refit(False)  # a stroke answered at once: its pixels' terminals only, warm
+            s.paint("foreground", 250, 150, 320, 180, radius=6)
+            s.paint("background", 10, 10, 60, 20, radius=3)
+            st = s.cut()
+            self.assertTrue(st["warm"])
+            self.assertGreater(st["changed_pixels"], 0)
+            s.set_refit(True)  # then refined: models re-fitted, as segment fits them
+            s.cut()
+            seeds = s.seeds
+            self.assertEqual(int((seeds != labels).sum()) > 0, True)
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, seeds, engine="cpu")))
+            s.lambda_ = 80
+            s.cut()
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, seeds, lambda_=80, engine="cpu")))
+            out = os.path.join(tempfile.mkdtemp(), "m.png")
+            s.save(out)
+            self.assertTrue(np.array_equal(read_png(out), s.mask))
+            with self.assertRaises(flowcut.FlowcutError):
+                s.save(out)  # exists, no overwrite
+            with self.assertRaisesRegex(ValueError, "label is"):
+                s.paint("sky", 0, 0, 1, 1)
+            with self.assertRaisesRegex(ValueError, "seeds must be"):
+                s.seeds = labels[:5]
+            s.seeds = np.zeros_like(labels)
+            with self.assertRaises(flowcut.FlowcutError):
+                s.cut()  # no seeds
+        with self.assertRaisesRegex(ValueError, "closed"):
+            s.cut()
+
+
 class TestGraph(unittest.TestCase):
     def test_pymaxflow_example(self):
         g = flowcut.Graph()

@@ -8,6 +8,7 @@
     g.add_grid_tedges(ids, fg_cost, bg_cost)
     g.maxflow(); seg = g.get_grid_segments(ids)
     p = flowcut.read_dimacs("net.max"); p.maxflow().value
+    s = flowcut.Session(rgb, seeds); s.cut(); s.paint("foreground", 10, 10, 40, 12); s.cut()
 
 Built on libflowcut through ctypes; the GIL is released during solves."""
 import ctypes as _ctypes
@@ -17,6 +18,7 @@ from ._lib import FlowcutError
 from .graph import Graph, neighbourhood, neighborhood
 from .problem import Dynamic, Problem, Result, read_dimacs
 from .segmentation import segment, segment_files, segment_scribbles, segment_trimap
+from .session import Session
 
 __version__ = "0.1.0"
 
@@ -30,4 +32,5 @@ def gpu_available():
 
 
 __all__ = ["FlowcutError", "Graph", "neighbourhood", "neighborhood", "Problem", "Dynamic", "Result",
-           "read_dimacs", "segment", "segment_files", "segment_scribbles", "segment_trimap", "gpu_available"]
+           "read_dimacs", "segment", "segment_files", "segment_scribbles", "segment_trimap", "Session",
+           "gpu_available"]

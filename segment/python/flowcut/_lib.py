@@ -166,3 +166,39 @@ def solve_options(engine, cpu_algorithm, device, threads=0):
     opt.engine, opt.cpu_algorithm, opt.device, opt.cut_only = e.value, a.value, device, 1
     opt.threads = threads
     return opt
+
+
+class GbParams(ctypes.Structure):
+    _fields_ = [("lambda_", ctypes.c_double), ("connectivity", ctypes.c_int), ("model", ctypes.c_int),
+                ("gmm_components", ctypes.c_int), ("uniform_mix", ctypes.c_double), ("threads", ctypes.c_int)]
+
+
+class SessionOptions(ctypes.Structure):
+    _fields_ = [("graph", GbParams), ("solve", MfOptions), ("refit", ctypes.c_int)]
+
+
+class CutStats(ctypes.Structure):
+    _fields_ = [("total_seconds", ctypes.c_double), ("model_seconds", ctypes.c_double),
+                ("update_seconds", ctypes.c_double), ("solve_seconds", ctypes.c_double), ("warm", ctypes.c_int),
+                ("refitted", ctypes.c_int), ("changed_pixels", ctypes.c_int64), ("changed_arcs", ctypes.c_int64),
+                ("flow", ctypes.c_int64), ("foreground", ctypes.c_int64), ("engine", ctypes.c_int),
+                ("device", ctypes.c_char * 128)]
+
+
+seg_session_options_default = _fn("seg_session_options_default", None, P(SessionOptions))
+seg_session_open = _fn("seg_session_open", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, vp,
+                       P(SessionOptions), P(vp), P(SegError))
+seg_session_close = _fn("seg_session_close", None, vp)
+seg_session_set_labels = _fn("seg_session_set_labels", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32,
+                             ctypes.c_int32, ctypes.c_int32, vp, ctypes.c_int32)
+seg_session_paint_line = _fn("seg_session_paint_line", ctypes.c_int, vp, ctypes.c_uint8, ctypes.c_double,
+                             ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_double)
+seg_session_set_all_labels = _fn("seg_session_set_all_labels", ctypes.c_int, vp, vp)
+seg_session_set_lambda = _fn("seg_session_set_lambda", ctypes.c_int, vp, ctypes.c_double)
+seg_session_lambda = _fn("seg_session_lambda", ctypes.c_double, vp)
+seg_session_set_refit = _fn("seg_session_set_refit", None, vp, ctypes.c_int)
+seg_session_cut = _fn("seg_session_cut", ctypes.c_int, vp, P(CutStats), P(SegError))
+seg_session_mask = _fn("seg_session_mask", c_u8p, vp)
+seg_session_labels = _fn("seg_session_labels", c_u8p, vp)
+seg_session_save = _fn("seg_session_save", ctypes.c_int, vp, ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
+                       P(SegError))

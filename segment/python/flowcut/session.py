@@ -1,0 +1,125 @@
+"""flowcut.Session: the interactive segmentation session (what `flowcut ui`
+runs) from Python: seeds edited in place, each cut re-solved warm from the
+last one. With refit on (the default) every cut's mask is bit-identical to
+flowcut.segment() on the session's current seeds."""
+import ctypes
+
+import numpy as np
+
+from . import _lib
+from .problem import _Owned
+from .segmentation import _rgb
+
+_SAVE_KINDS = {"mask": 0, "overlay": 1, "cutout": 2, "seeds": 3}
+_LABELS = {"unmarked": 0, "erase": 0, "foreground": 1, "background": 2, 0: 0, 1: 1, 2: 2}
+
+
+class Session(_Owned):
+    def __init__(self, image, seeds=None, *, lambda_=None, connectivity=None, engine="auto",
+                 cpu_algorithm="auto", device=0, threads=0, refit=True):
+        rgb = _rgb(image)
+        self.height, self.width = rgb.shape[:2]
+        opt = _lib.SessionOptions()
+        _lib.seg_session_options_default(ctypes.byref(opt))
+        solve = _lib.solve_options(engine, cpu_algorithm, device, threads)
+        opt.solve = solve
+        if lambda_ is not None:
+            if not 0 <= float(lambda_) <= 1e5:
+                raise ValueError("lambda needs a number in [0, 100000]")
+            opt.graph.lambda_ = float(lambda_)
+        if connectivity is not None:
+            if connectivity not in (4, 8):
+                raise ValueError("connectivity is 4 or 8")
+            opt.graph.connectivity = connectivity
+        opt.graph.threads = threads
+        opt.refit = 1 if refit else 0
+        labels = None
+        if seeds is not None:
+            labels = self._labels(seeds)
+        s, err = ctypes.c_void_p(), _lib.SegError()
+        _lib.seg_check(_lib.seg_session_open(rgb.ctypes.data, self.width, self.height,
+                                             labels.ctypes.data if labels is not None else None,
+                                             ctypes.byref(opt), ctypes.byref(s), ctypes.byref(err)), err)
+        self._handle = s
+
+    @staticmethod
+    def _release(s):
+        _lib.seg_session_close(s)
+
+    def _labels(self, seeds):
+        a = np.asarray(seeds)
+        if a.shape != (self.height, self.width) or not np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_:
+            raise ValueError(f"seeds must be {self.height} x {self.width} integer labels (0, 1, 2)")
+        if a.size and (a.min() < 0 or a.max() > 2):
+            raise ValueError("seed labels are 0 (unmarked), 1 (foreground) and 2 (background)")
+        return np.ascontiguousarray(a, dtype=np.uint8)
+
+    @staticmethod
+    def _label(label):
+        if label not in _LABELS:
+            raise ValueError(f"label is 'foreground', 'background', 'erase' or 1, 2, 0, not {label!r}")
+        return _LABELS[label]
+
+    def paint(self, label, x0, y0, x1, y1, radius=4.0):
+        """Paints label along the segment (x0, y0)-(x1, y1) with a round brush."""
+        if radius < 0:
+            raise ValueError("radius must be >= 0")
+        if _lib.seg_session_paint_line(self._live(), self._label(label), x0, y0, x1, y1, radius):
+            raise ValueError("paint: coordinates and radius must be finite numbers")
+
+    def set_labels(self, x, y, patch):
+        """Sets the labels of a rectangle at (x, y) from a 2-D patch."""
+        p = np.asarray(patch)
+        if p.ndim != 2 or not np.issubdtype(p.dtype, np.integer) or (p.size and (p.min() < 0 or p.max() > 2)):
+            raise ValueError("patch must be 2-D labels in 0..2")
+        p = np.ascontiguousarray(p, dtype=np.uint8)
+        if _lib.seg_session_set_labels(self._live(), x, y, p.shape[1], p.shape[0], p.ctypes.data, p.shape[1]):
+            raise ValueError("set_labels: the rectangle leaves the photo")
+
+    @property
+    def seeds(self):
+        """The current seed labels (a copy)."""
+        return np.ctypeslib.as_array(_lib.seg_session_labels(self._live()), shape=(self.height, self.width)).copy()
+
+    @seeds.setter
+    def seeds(self, labels):
+        a = self._labels(labels)
+        _lib.seg_session_set_all_labels(self._live(), a.ctypes.data)
+
+    @property
+    def lambda_(self):
+        return _lib.seg_session_lambda(self._live())
+
+    @lambda_.setter
+    def lambda_(self, value):
+        if _lib.seg_session_set_lambda(self._live(), float(value)):
+            raise ValueError("lambda needs a number in [0, 100000]")
+
+    def set_refit(self, refit):
+        _lib.seg_session_set_refit(self._live(), 1 if refit else 0)
+
+    def cut(self):
+        """Brings the mask up to date (warm when it can); returns its stats.
+        Raises FlowcutError while either region has no seed."""
+        st, err = _lib.CutStats(), _lib.SegError()
+        _lib.seg_check(_lib.seg_session_cut(self._live(), ctypes.byref(st), ctypes.byref(err)), err)
+        return {"warm": bool(st.warm), "refitted": bool(st.refitted), "flow": st.flow,
+                "foreground_pixels": st.foreground, "changed_pixels": st.changed_pixels,
+                "seconds": st.total_seconds, "solve_seconds": st.solve_seconds,
+                "engine": "gpu" if st.engine == 2 else "cpu", "device": st.device.decode()}
+
+    @property
+    def mask(self):
+        """The last cut's mask (a copy): 255 foreground, 0 background."""
+        return np.ctypeslib.as_array(_lib.seg_session_mask(self._live()), shape=(self.height, self.width)).copy()
+
+    def save(self, path, kind="mask", overwrite=False):
+        """Writes the mask, overlay, cutout or seeds as PNG (atomically)."""
+        if kind not in _SAVE_KINDS:
+            raise ValueError(f"kind is one of {sorted(_SAVE_KINDS)}")
+        err = _lib.SegError()
+        _lib.seg_check(_lib.seg_session_save(self._live(), _SAVE_KINDS[kind], str(path).encode(),
+                                             1 if overwrite else 0, ctypes.byref(err)), err)
+
+
+__all__ = ["Session"]
