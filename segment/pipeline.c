@@ -4,6 +4,7 @@
 
 #include "seg_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -267,13 +268,49 @@ static int job_finish(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
     return rc;
 }
 
+/* CUDA's start (driver, context, stream: about 0.3 s) on a thread of its
+ * own while the photo decodes and the network is built. */
+typedef struct gpu_start {
+    pthread_t thread;
+    int started;
+    int device;
+    mf_gpu_solver *solver;
+    mf_error err;
+} gpu_start;
+
+static void *gpu_start_main(void *arg)
+{
+    gpu_start *g = arg;
+    if (mf_gpu_solver_create(g->device, &g->solver, &g->err) != MF_OK)
+        g->solver = NULL;
+    return NULL;
+}
+
+/* Starts a job from files, CUDA starting beside it unless solver is given
+ * or the engine is the CPU; then solves it to the end. */
+static int job_run_files(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o,
+                         mf_gpu_solver *solver)
+{
+    gpu_start gs = {.device = o->solve.device};
+    if (!solver && o->solve.engine != MF_ENGINE_CPU && mf_gpu_compiled())
+        gs.started = pthread_create(&gs.thread, NULL, gpu_start_main, &gs) == 0;
+    int rc = seg_job_start(j, image_path, seed_path, o);
+    if (gs.started) {
+        pthread_join(gs.thread, NULL);
+        solver = gs.solver; /* NULL without a usable device: the solve decides (CPU or error) */
+    }
+    if (rc == 0)
+        rc = job_finish(j, o, solver);
+    if (gs.solver)
+        mf_gpu_solver_destroy(gs.solver);
+    return rc;
+}
+
 int seg_run(const char *image_path, const char *seed_path, const seg_options *o,
             mf_gpu_solver *solver, seg_result *r)
 {
     seg_job j;
-    int rc = seg_job_start(&j, image_path, seed_path, o);
-    if (rc == 0)
-        rc = job_finish(&j, o, solver);
+    int rc = job_run_files(&j, image_path, seed_path, o, solver);
     seg_job_free(&j);
     *r = j.r;
     return rc ? -1 : 0;
@@ -351,9 +388,7 @@ int seg_segment_files(const char *image_path, const char *seed_path, const seg_o
         return seg_fail(err, SEG_ERR_INVALID, "seg_segment_files: NULL argument");
     *mask = NULL;
     seg_job j;
-    int rc = seg_job_start(&j, image_path, seed_path, o);
-    if (rc == 0)
-        rc = job_finish(&j, o, NULL);
+    int rc = job_run_files(&j, image_path, seed_path, o, NULL);
     if (rc == 0) {
         fill_info(&j, info);
         *width = j.r.mask.width;

@@ -5,6 +5,7 @@
 #   tests/bench/gpu_check.sh [STEP...]   steps: build test sanitize bench sweep segbench batchbench
 #                                        dynamic (warm re-solve: bench_dynamic, bench_session)
 #                                        python (module overhead, 256^3 volume on CPU and GPU)
+#                                        latency (one segment call per engine, fresh processes)
 #                                        (default: build test sanitize bench)
 # Needs cmocka where the machine has none: unpack Debian's libcmocka .debs
 # into .deps/root (see README, "GPU checks") and carry .deps.
@@ -105,6 +106,12 @@ if has python; then
         --engines ${PY_ENGINES:-gpu,cpu} >"$OUT/python_bench.txt" 2>&1
     note "python_bench: rc=$?"
     cat "$OUT/python_bench.txt" >>"$SUMMARY"
+fi
+
+if has latency; then
+    timeout 120 tests/bench/latency.sh "$BUILD/segment/flowcut" ${LAT_REPEATS:-7} >"$OUT/latency.txt" 2>&1
+    note "latency: rc=$?"
+    cat "$OUT/latency.txt" >>"$SUMMARY"
 fi
 
 if has segbench; then
