@@ -15,6 +15,11 @@ static void usage(FILE *f)
             "  washington-rlg --rows R --cols C [--maxcap 10000]   C levels of R vertices\n"
             "  acyclic-dense -n N                           complete DAG on N vertices\n"
             "  grid --width W --height H [--connectivity 4|8]   segmentation-like grid\n"
+            "  rmat --scale S [--edge-factor 16] [--terminals 8] [--maxcap 10000]\n"
+            "                  Graph500 R-MAT, 2^S vertices (power-law degrees), super source\n"
+            "                  and sink at the two ends of a breadth-first search\n"
+            "  matching --left L --right R [--degree 8]     bipartite matching, power-law\n"
+            "                  degrees on the left, unit capacities\n"
             "options:\n"
             "  --seed S      random seed (default 1); output is deterministic from it\n"
             "  -o FILE       write there (atomically) instead of standard output\n"
@@ -23,7 +28,8 @@ static void usage(FILE *f)
 
 int cmd_generate(int argc, char **argv)
 {
-    enum { O_C1 = 256, O_C2, O_ROWS, O_COLS, O_MAXCAP, O_WIDTH, O_HEIGHT, O_CONN, O_SEED };
+    enum { O_C1 = 256, O_C2, O_ROWS, O_COLS, O_MAXCAP, O_WIDTH, O_HEIGHT, O_CONN, O_SEED, O_SCALE, O_EF, O_TERM,
+           O_LEFT, O_RIGHT, O_DEGREE };
     static const struct option longopts[] = {
         {"c1", required_argument, NULL, O_C1},        {"c2", required_argument, NULL, O_C2},
         {"rows", required_argument, NULL, O_ROWS},    {"cols", required_argument, NULL, O_COLS},
@@ -31,6 +37,9 @@ int cmd_generate(int argc, char **argv)
         {"height", required_argument, NULL, O_HEIGHT},
         {"connectivity", required_argument, NULL, O_CONN},
         {"seed", required_argument, NULL, O_SEED},    {"output", required_argument, NULL, 'o'},
+        {"scale", required_argument, NULL, O_SCALE},  {"edge-factor", required_argument, NULL, O_EF},
+        {"terminals", required_argument, NULL, O_TERM}, {"left", required_argument, NULL, O_LEFT},
+        {"right", required_argument, NULL, O_RIGHT},  {"degree", required_argument, NULL, O_DEGREE},
         {"force", no_argument, NULL, 'f'},            {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -40,6 +49,7 @@ int cmd_generate(int argc, char **argv)
     const char *family = argv[1];
     int64_t a = -1, b = -1, c1 = 100, c2 = 10000, rows = -1, cols = -1, maxcap = 10000;
     int64_t n = -1, width = -1, height = -1, conn = 4, seed = 1;
+    int64_t scale = -1, edge_factor = 16, terminals = 8, left = -1, right = -1, degree = 8;
     const char *out_path = NULL;
     int force = 0;
     optind = 2;
@@ -60,6 +70,12 @@ int cmd_generate(int argc, char **argv)
         case O_HEIGHT: target = &height; lo = 2; break;
         case O_CONN: target = &conn; lo = 4; hi = 8; break;
         case O_SEED: target = &seed; lo = 0; hi = INT64_MAX; break;
+        case O_SCALE: target = &scale; lo = 2; hi = 28; break;
+        case O_EF: target = &edge_factor; hi = 1024; break;
+        case O_TERM: target = &terminals; hi = 1 << 20; break;
+        case O_LEFT: target = &left; break;
+        case O_RIGHT: target = &right; break;
+        case O_DEGREE: target = &degree; hi = 1 << 20; break;
         case 'o': out_path = optarg; break;
         case 'f': force = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
@@ -111,6 +127,24 @@ int cmd_generate(int argc, char **argv)
         rc = mf_gen_grid((int32_t)width, (int32_t)height, (int)conn, (uint64_t)seed, &list);
         snprintf(comment, sizeof comment, "flowcut generate grid --width %lld --height %lld --connectivity %lld --seed %lld",
                  (long long)width, (long long)height, (long long)conn, (long long)seed);
+    } else if (!strcmp(family, "rmat")) {
+        if (scale < 0) {
+            DISPLAYLEVEL(1, "flowcut generate rmat: --scale is required\n");
+            return EXIT_USAGE;
+        }
+        rc = mf_gen_rmat((int32_t)scale, (int32_t)edge_factor, (int32_t)terminals, (int32_t)maxcap, (uint64_t)seed,
+                         &list);
+        snprintf(comment, sizeof comment,
+                 "flowcut generate rmat --scale %lld --edge-factor %lld --terminals %lld --maxcap %lld --seed %lld",
+                 (long long)scale, (long long)edge_factor, (long long)terminals, (long long)maxcap, (long long)seed);
+    } else if (!strcmp(family, "matching")) {
+        if (left < 0 || right < 0) {
+            DISPLAYLEVEL(1, "flowcut generate matching: --left and --right are required\n");
+            return EXIT_USAGE;
+        }
+        rc = mf_gen_matching((int32_t)left, (int32_t)right, (int32_t)degree, (uint64_t)seed, &list);
+        snprintf(comment, sizeof comment, "flowcut generate matching --left %lld --right %lld --degree %lld --seed %lld",
+                 (long long)left, (long long)right, (long long)degree, (long long)seed);
     } else {
         DISPLAYLEVEL(1, "flowcut generate: unknown family '%s'\n", family);
         usage(stderr);

@@ -113,6 +113,72 @@ static void test_grid(void **state)
     }
 }
 
+/* Every CPU algorithm against the reference, value and cut. */
+static void check_all_cpu(const mf_arclist *l)
+{
+    mf_graph g;
+    mf_error err = {0};
+    uint8_t *want = malloc((size_t)l->num_vertices);
+    int64_t value = reference_max_flow(l, want);
+    assert_int_equal(mf_graph_from_arcs(l, NULL, &g, &err), MF_OK);
+    static const mf_cpu_algorithm algs[] = {MF_CPU_PUSH_RELABEL, MF_CPU_BK, MF_CPU_IBFS};
+    for (int i = 0; i < 3; i++) {
+        mf_options opt;
+        mf_result r;
+        mf_options_default(&opt);
+        opt.cpu_algorithm = algs[i];
+        assert_int_equal(mf_solve_cpu(&g, &opt, &r, &err), MF_OK);
+        assert_true(r.flow_value == value);
+        assert_memory_equal(r.source_side, want, (size_t)l->num_vertices);
+        mf_result_free(&r);
+    }
+    mf_graph_free(&g);
+    free(want);
+}
+
+static void test_rmat(void **state)
+{
+    (void)state;
+    mf_arclist a, b;
+    assert_int_equal(mf_gen_rmat(9, 8, 4, 100, 3, &a), MF_OK);
+    assert_int_equal(mf_gen_rmat(9, 8, 4, 100, 3, &b), MF_OK);
+    assert_int_equal(a.num_vertices, 512 + 2);
+    assert_int_equal(a.num_arcs, b.num_arcs); /* deterministic from the seed */
+    assert_memory_equal(a.head, b.head, sizeof(int32_t) * (size_t)a.num_arcs);
+    check_ranges(&a, 1, INT32_MAX);
+    /* skewed: the largest degree far above the mean */
+    int32_t *deg = calloc(512, sizeof(int32_t)), top = 0, terminals = 0;
+    for (int32_t i = 0; i < a.num_arcs; i++) {
+        if (a.tail[i] == a.source || a.head[i] == a.sink) {
+            terminals++;
+            continue;
+        }
+        deg[a.tail[i]]++;
+        deg[a.head[i]]++;
+    }
+    for (int v = 0; v < 512; v++)
+        top = deg[v] > top ? deg[v] : top;
+    assert_true(top > 8 * 2 * 8); /* mean degree 16 */
+    assert_int_equal(terminals, 8);
+    free(deg);
+    check_solves_like_reference(&a);
+    check_all_cpu(&a);
+    mf_arclist_free(&a);
+    mf_arclist_free(&b);
+}
+
+static void test_matching(void **state)
+{
+    (void)state;
+    mf_arclist a;
+    assert_int_equal(mf_gen_matching(300, 200, 4, 7, &a), MF_OK);
+    assert_int_equal(a.num_vertices, 502);
+    check_ranges(&a, 1, 1);
+    check_solves_like_reference(&a);
+    check_all_cpu(&a);
+    mf_arclist_free(&a);
+}
+
 static void test_invalid_parameters(void **state)
 {
     (void)state;
@@ -122,6 +188,9 @@ static void test_invalid_parameters(void **state)
     assert_int_equal(mf_gen_acyclic_dense(1, 1, &a), MF_ERR_INVALID);
     assert_int_equal(mf_gen_grid(10, 10, 6, 1, &a), MF_ERR_INVALID);
     assert_int_equal(mf_gen_acyclic_dense(100000, 1, &a), MF_ERR_TOO_LARGE);
+    assert_int_equal(mf_gen_rmat(1, 16, 8, 10, 1, &a), MF_ERR_INVALID);
+    assert_int_equal(mf_gen_rmat(4, 16, 9, 10, 1, &a), MF_ERR_TOO_LARGE);
+    assert_int_equal(mf_gen_matching(0, 5, 2, 1, &a), MF_ERR_INVALID);
 }
 
 int main(void)
@@ -129,6 +198,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_genrmf),         cmocka_unit_test(test_washington_rlg),
         cmocka_unit_test(test_acyclic_dense),  cmocka_unit_test(test_grid),
+        cmocka_unit_test(test_rmat),           cmocka_unit_test(test_matching),
         cmocka_unit_test(test_invalid_parameters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

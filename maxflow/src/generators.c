@@ -225,3 +225,147 @@ int mf_gen_grid(int32_t width, int32_t height, int connectivity, uint64_t seed,
     out->sink = t;
     return MF_OK;
 }
+
+/* Graph500's R-MAT: 2^scale vertices, edge_factor * 2^scale arcs, each
+ * placed by descending scale levels of the adjacency matrix into the
+ * quadrants with probabilities 0.57, 0.19, 0.19, 0.05, so a few hubs get
+ * most arcs (power-law degrees); vertex ids permuted so the hubs are
+ * spread. Capacities uniform in [1, maxcap]. As in the wbpr paper, a super
+ * source joins `terminals` vertices near one end of a breadth-first search
+ * and a super sink `terminals` vertices at its far end, with capacities no
+ * graph cut below them can match. */
+int mf_gen_rmat(int32_t scale, int32_t edge_factor, int32_t terminals, int32_t maxcap, uint64_t seed,
+                mf_arclist *out)
+{
+    memset(out, 0, sizeof *out);
+    if (scale < 2 || scale > 28 || edge_factor < 1 || terminals < 1 || maxcap < 1)
+        return MF_ERR_INVALID;
+    int64_t nv = (int64_t)1 << scale, m = nv * edge_factor;
+    if (nv + 2 > INT32_MAX || m + 2 * (int64_t)terminals > (INT32_MAX >> 1) || 2 * (int64_t)terminals > nv)
+        return MF_ERR_TOO_LARGE;
+    int32_t n = (int32_t)nv, s = n, t = n + 1;
+    uint64_t rng = seed;
+    int32_t *perm = malloc(sizeof(int32_t) * (size_t)n);
+    int32_t *deg = calloc((size_t)n + 1, sizeof(int32_t));
+    int32_t *adj = NULL, *dist = NULL, *queue = NULL;
+    if (!perm || !deg) {
+        free(perm);
+        free(deg);
+        return MF_ERR_NOMEM;
+    }
+    for (int32_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (int32_t i = n - 1; i > 0; i--) {
+        int32_t j = mf_rng_range(&rng, 0, i);
+        int32_t x = perm[i]; perm[i] = perm[j]; perm[j] = x;
+    }
+    int rc = mf_arclist_init(out, n + 2, (int32_t)(m + 2 * terminals));
+    for (int64_t e = 0; rc == MF_OK && e < m; e++) {
+        int32_t u = 0, v = 0;
+        for (int32_t level = 0; level < scale; level++) {
+            uint64_t r = mf_rng_next(&rng) % 100;
+            int bit_u = r >= 76, bit_v = (r >= 57 && r < 76) || r >= 95; /* a 57, b 19, c 19, d 5 */
+            u = u << 1 | bit_u;
+            v = v << 1 | bit_v;
+        }
+        u = perm[u];
+        v = perm[v];
+        if (u != v)
+            rc = mf_arclist_add(out, u, v, mf_rng_range(&rng, 1, maxcap));
+    }
+    /* breadth-first distances over the arcs in both directions, from a
+     * random vertex of the largest degree class */
+    if (rc == MF_OK) {
+        for (int32_t i = 0; i < out->num_arcs; i++) {
+            deg[out->tail[i] + 1]++;
+            deg[out->head[i] + 1]++;
+        }
+        for (int32_t i = 0; i < n; i++)
+            deg[i + 1] += deg[i];
+        adj = malloc(sizeof(int32_t) * ((size_t)deg[n] + 1));
+        dist = malloc(sizeof(int32_t) * (size_t)n);
+        queue = malloc(sizeof(int32_t) * (size_t)n);
+        if (!adj || !dist || !queue)
+            rc = MF_ERR_NOMEM;
+    }
+    if (rc == MF_OK) {
+        int32_t *fill = queue; /* borrowed until the search */
+        memcpy(fill, deg, sizeof(int32_t) * (size_t)n);
+        for (int32_t i = 0; i < out->num_arcs; i++) {
+            adj[fill[out->tail[i]]++] = out->head[i];
+            adj[fill[out->head[i]]++] = out->tail[i];
+        }
+        int32_t start = 0;
+        for (int32_t v = 1; v < n; v++)
+            if (deg[v + 1] - deg[v] > deg[start + 1] - deg[start])
+                start = v;
+        for (int32_t v = 0; v < n; v++)
+            dist[v] = -1;
+        int32_t qh = 0, qt = 0;
+        dist[start] = 0;
+        queue[qt++] = start;
+        while (qh < qt) {
+            int32_t v = queue[qh++];
+            for (int32_t k = deg[v]; k < deg[v + 1]; k++)
+                if (dist[adj[k]] < 0) {
+                    dist[adj[k]] = dist[v] + 1;
+                    queue[qt++] = adj[k];
+                }
+        }
+        /* sources: the first reached (the hub side); sinks: the last reached */
+        int64_t big = (int64_t)maxcap * edge_factor * 64;
+        int32_t tcap = big > INT32_MAX / 2 ? INT32_MAX / 2 : (int32_t)big;
+        int32_t k = terminals < qt / 2 ? terminals : qt / 2;
+        for (int32_t i = 0; rc == MF_OK && i < k; i++) {
+            rc = mf_arclist_add(out, s, queue[i], tcap);
+            if (rc == MF_OK)
+                rc = mf_arclist_add(out, queue[qt - 1 - i], t, tcap);
+        }
+        out->source = s;
+        out->sink = t;
+    }
+    free(perm);
+    free(deg);
+    free(adj);
+    free(dist);
+    free(queue);
+    if (rc)
+        mf_arclist_free(out);
+    return rc;
+}
+
+/* Bipartite matching as max-flow: left vertices with power-law degrees
+ * (a Zipf-like draw with the given mean, capped at the right side's size),
+ * right endpoints uniform; every arc capacity 1, source -> left and
+ * right -> sink capacity 1: the value is the size of a maximum matching. */
+int mf_gen_matching(int32_t left, int32_t right, int32_t mean_degree, uint64_t seed, mf_arclist *out)
+{
+    memset(out, 0, sizeof *out);
+    if (left < 1 || right < 1 || mean_degree < 1)
+        return MF_ERR_INVALID;
+    int64_t nv = (int64_t)left + right + 2;
+    int64_t expect = (int64_t)left * mean_degree * 2 + left + right;
+    if (nv > INT32_MAX || expect > (INT32_MAX >> 1))
+        return MF_ERR_TOO_LARGE;
+    int32_t s = left + right, t = left + right + 1;
+    uint64_t rng = seed;
+    int rc = mf_arclist_init(out, (int32_t)nv, (int32_t)expect);
+    for (int32_t u = 0; rc == MF_OK && u < left; u++) {
+        /* Pareto tail with shape 2: mean 2 * x_min, x_min = mean / 2 */
+        double r = ((double)(mf_rng_next(&rng) >> 11) + 1.0) / 9007199254740993.0;
+        double d = (mean_degree / 2.0) / sqrt(r);
+        int64_t deg = (int64_t)d < 1 ? 1 : (int64_t)d;
+        if (deg > right)
+            deg = right;
+        rc = mf_arclist_add(out, s, u, 1);
+        for (int64_t k = 0; rc == MF_OK && k < deg; k++)
+            rc = mf_arclist_add(out, u, left + mf_rng_range(&rng, 0, right - 1), 1);
+    }
+    for (int32_t v = 0; rc == MF_OK && v < right; v++)
+        rc = mf_arclist_add(out, left + v, t, 1);
+    out->source = s;
+    out->sink = t;
+    if (rc)
+        mf_arclist_free(out);
+    return rc;
+}

@@ -328,6 +328,15 @@ int mf_gen_washington_rlg(int32_t rows, int32_t cols, int32_t maxcap,
 int mf_gen_acyclic_dense(int32_t n, uint64_t seed, mf_arclist *out);
 int mf_gen_grid(int32_t width, int32_t height, int connectivity,
                 uint64_t seed, mf_arclist *out);
+/* Skewed degrees: Graph500 R-MAT (2^scale vertices, edge_factor * 2^scale
+ * arcs, capacities in [1, maxcap]) with a super source joined to
+ * `terminals` vertices at one end of a breadth-first search and a super
+ * sink to `terminals` at its far end (the wbpr paper's set-up). */
+int mf_gen_rmat(int32_t scale, int32_t edge_factor, int32_t terminals, int32_t maxcap, uint64_t seed,
+                mf_arclist *out);
+/* Bipartite matching with power-law degrees on the left side (mean
+ * mean_degree), unit capacities: the value is a maximum matching's size. */
+int mf_gen_matching(int32_t left, int32_t right, int32_t mean_degree, uint64_t seed, mf_arclist *out);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop
