@@ -6,6 +6,7 @@
 #                                        dynamic (warm re-solve: bench_dynamic, bench_session)
 #                                        python (module overhead, 256^3 volume on CPU and GPU)
 #                                        latency (one segment call per engine, fresh processes)
+#                                        skewed (R-MAT and matching: GPU against the CPU algorithms)
 #                                        (default: build test sanitize bench)
 # Needs cmocka where the machine has none: unpack Debian's libcmocka .debs
 # into .deps/root (see README, "GPU checks") and carry .deps.
@@ -112,6 +113,13 @@ if has latency; then
     timeout 120 tests/bench/latency.sh "$BUILD/segment/flowcut" ${LAT_REPEATS:-7} >"$OUT/latency.txt" 2>&1
     note "latency: rc=$?"
     cat "$OUT/latency.txt" >>"$SUMMARY"
+fi
+
+if has skewed; then
+    timeout ${SKEW_TIMEOUT:-420} tests/bench/skewed.sh "$BUILD/segment/flowcut" "${SKEW_SCALES:-20 22}" ${SKEW_LEFT:-2000000} \
+        >"$OUT/skewed.txt" 2>&1
+    note "skewed: rc=$?"
+    cat "$OUT/skewed.txt" >>"$SUMMARY"
 fi
 
 if has segbench; then
