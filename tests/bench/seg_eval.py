@@ -1,13 +1,18 @@
 #!/usr/bin/python3
-"""Segmentation quality on ../shared/data/seg-dev: flowcut against OpenCV's
-cv2.grabCut (mask initialisation, 5 iterations) on the same synthetic seeds.
-
-Seeds are deterministic sparse strokes inside each ground-truth region,
-eroded away from the boundary (the 128 void band is never seeded and never
-scored). Reports mean IoU of the foreground, mean error rate and mean time
-per image. Needs python3-opencv (Debian), benchmark only.
+"""Segmentation quality on ../shared/data/seg-dev and the Weizmann horses:
+flowcut against OpenCV's cv2.grabCut (mask initialisation, 5 iterations) on
+the same synthetic seeds, under two protocols:
+  dense: 3 strokes of 3 random segments inside each region, eroded away
+         from the boundary (the 128 void band is never seeded or scored);
+  robot: sparse strokes (issue 15): one short straight foreground stroke
+         through the object's deepest interior point, a fifth of the
+         object's size long, and two or three short background strokes.
+Both deterministic from the image name. Reports mean IoU of the
+foreground, mean error rate and mean time per image. Needs python3-opencv
+(Debian), benchmark only.
 
 usage: seg_eval.py FLOWCUT [--configs all|default] [--limit N] [--no-grabcut]
+                           [--protocol dense|robot|both] [--set seg-dev|weizmann|both]
 """
 import os, subprocess, sys, tempfile, time, zlib
 import cv2
@@ -15,6 +20,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "..", "shared", "data", "seg-dev")
+WEIZMANN = os.path.join(HERE, "..", "..", "..", "shared", "data", "weizmann")
 
 def strokes(region, rng, count, width):
     """count polylines of 3 segments between random points of region."""
@@ -44,6 +50,63 @@ def make_seeds(label, name):
         seeds[s > 0] = seed
     return seeds
 
+def robot_seeds(label, name):
+    """One short straight stroke in each region, as a hurried user draws."""
+    rng = np.random.default_rng(zlib.crc32(("robot" + name).encode()))
+    h, w = label.shape
+    r = max(3, int(0.03 * min(h, w)))
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    seeds = np.zeros(label.shape, np.uint8)
+    fg = (label == 255).astype(np.uint8)
+    er = cv2.erode(fg, k)
+    if er.sum() < 20:
+        er = cv2.erode(fg, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    if er.sum() == 0:
+        er = fg
+    # through the deepest interior point, a fifth of the object's size long
+    depth = cv2.distanceTransform(er, cv2.DIST_L2, 3)
+    cy, cx = np.unravel_index(int(np.argmax(depth)), depth.shape)
+    ys, xs = np.nonzero(fg)
+    size = max(xs.max() - xs.min(), ys.max() - ys.min()) + 1
+    half, a = size / 10.0, rng.uniform(0, np.pi)
+    line = np.zeros(label.shape, np.uint8)
+    cv2.line(line, (int(cx - half * np.cos(a)), int(cy - half * np.sin(a))),
+             (int(cx + half * np.cos(a)), int(cy + half * np.sin(a))), 1, 3)
+    seeds[(line & er) > 0] = 1
+    if not (seeds == 1).any():
+        seeds[cy, cx] = 1
+    bg = (label == 0).astype(np.uint8)
+    bger = cv2.erode(bg, k)
+    if bger.sum() < 20:
+        bger = bg
+    bys, bxs = np.nonzero(bger)
+    length = min(h, w) / 8.0
+    for _ in range(int(rng.integers(2, 4))):
+        i = int(rng.integers(0, len(bxs)))
+        a = rng.uniform(0, np.pi)
+        line[:] = 0
+        cv2.line(line, (int(bxs[i]), int(bys[i])),
+                 (int(bxs[i] + length * np.cos(a)), int(bys[i] + length * np.sin(a))), 1, 3)
+        seeds[((line & bger) > 0) & (seeds == 0)] = 2
+    return seeds
+
+def load_set(which):
+    """(name, image path, label array) of a data set; labels: 0, 255, 128 void."""
+    out = []
+    if which == "seg-dev":
+        for name in sorted(os.listdir(os.path.join(DATA, "images"))):
+            out.append((name, os.path.join(DATA, "images", name), os.path.join(DATA, "labels", name), False))
+    else:
+        for name in sorted(os.listdir(os.path.join(WEIZMANN, "gray"))):
+            out.append((name, os.path.join(WEIZMANN, "gray", name), os.path.join(WEIZMANN, "figure_ground", name), True))
+    return out
+
+def read_label(path, threshold):
+    lab = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
+    if threshold:  # JPEG masks: threshold at 128, no void band
+        lab = np.where(lab >= 128, 255, 0).astype(np.uint8)
+    return lab
+
 def score(mask, label):
     valid = label != 128
     gt = label == 255
@@ -71,8 +134,11 @@ def run_grabcut(img, seeds):
 def main():
     flowcut = sys.argv[1]
     args = sys.argv[2:]
-    limit = int(args[args.index("--limit") + 1]) if "--limit" in args else None
-    sweep = "--configs" in args and args[args.index("--configs") + 1] == "all"
+    opt = lambda k, d: args[args.index(k) + 1] if k in args else d
+    limit = int(opt("--limit", "0")) or None
+    sweep = opt("--configs", "default") == "all"
+    protocols = ["dense", "robot"] if opt("--protocol", "both") == "both" else [opt("--protocol", "both")]
+    sets = ["seg-dev", "weizmann"] if opt("--set", "both") == "both" else [opt("--set", "both")]
     configs = [("default", [])]
     if sweep:
         configs = [("lambda 50", ["--lambda", "50"]), ("lambda 100", ["--lambda", "100"]),
@@ -85,37 +151,44 @@ def main():
                    ("uniform-mix 0.1", ["--uniform-mix", "0.1"]),
                    ("hist", ["--model", "hist"]), ("4-conn", ["--connectivity", "4"]),
                    ("iterations 2", ["--iterations", "2"])]
-    names = sorted(os.listdir(os.path.join(DATA, "images")))[:limit]
     tmp = tempfile.mkdtemp()
-    rows = {c[0]: [] for c in configs}
-    gc_rows = []
-    # flowcut first, grabCut after: OpenCV's worker threads keep spinning for
-    # a while after each grabCut call and slowed a flowcut run that followed
-    # it by about 15% on a 2-core machine
-    for name in names:
-        label = cv2.imread(os.path.join(DATA, "labels", name), cv2.IMREAD_GRAYSCALE)
-        seed_path = os.path.join(tmp, "seeds-" + name)
-        cv2.imwrite(seed_path, make_seeds(label, name))
-        for cname, cargs in configs:
-            out = os.path.join(tmp, "mask-" + name)
-            t0 = time.perf_counter()
-            subprocess.run([flowcut, "segment", os.path.join(DATA, "images", name), "--seeds", seed_path,
-                            "-o", out, "-f", "-q", "--engine", "cpu"] + cargs, check=True)
-            t = time.perf_counter() - t0
-            rows[cname].append(score(cv2.imread(out, cv2.IMREAD_GRAYSCALE), label) + (t,))
-    for name in names if "--no-grabcut" not in args else []:
-        img = cv2.imread(os.path.join(DATA, "images", name), cv2.IMREAD_COLOR)
-        label = cv2.imread(os.path.join(DATA, "labels", name), cv2.IMREAD_GRAYSCALE)
-        m, t = run_grabcut(img, make_seeds(label, name))
-        gc_rows.append(score(m, label) + (t,))
-    print(f"{len(names)} images of seg-dev, synthetic sparse strokes (3 per region, eroded 3% of the short side)")
-    print(f"{'method':34s} {'mean IoU':>9s} {'error %':>8s} {'s/image':>8s}")
-    for cname, _ in configs:
-        a = np.array(rows[cname])
-        print(f"{'flowcut ' + cname:34s} {a[:,0].mean():9.4f} {100*a[:,1].mean():8.2f} {a[:,2].mean():8.3f}")
-    if gc_rows:
-        a = np.array(gc_rows)
-        print(f"{'cv2.grabCut (mask init, 5 iter)':34s} {a[:,0].mean():9.4f} {100*a[:,1].mean():8.2f} {a[:,2].mean():8.3f}")
+    print(f"{'set':9s} {'protocol':8s} {'method':34s} {'mean IoU':>9s} {'error %':>8s} {'s/image':>8s}")
+    for which in sets:
+        if not os.path.isdir(DATA if which == "seg-dev" else WEIZMANN):
+            print(f"{which}: skipped: data set not found")
+            continue
+        items = load_set(which)[:limit]
+        for protocol in protocols:
+            make = make_seeds if protocol == "dense" else robot_seeds
+            rows = {c[0]: [] for c in configs}
+            gc_rows = []
+            # flowcut first, grabCut after: OpenCV's worker threads keep spinning for
+            # a while after each grabCut call and slowed a flowcut run that followed
+            # it by about 15% on a 2-core machine
+            for name, image, label_path, threshold in items:
+                label = read_label(label_path, threshold)
+                seed_path = os.path.join(tmp, "seeds-" + os.path.splitext(name)[0] + ".png")
+                cv2.imwrite(seed_path, make(label, name))
+                for cname, cargs in configs:
+                    out = os.path.join(tmp, "mask.png")
+                    t0 = time.perf_counter()
+                    subprocess.run([flowcut, "segment", image, "--seeds", seed_path, "-o", out, "-f", "-q",
+                                    "--engine", "cpu"] + cargs, check=True)
+                    t = time.perf_counter() - t0
+                    rows[cname].append(score(cv2.imread(out, cv2.IMREAD_GRAYSCALE), label) + (t,))
+            for name, image, label_path, threshold in items if "--no-grabcut" not in args else []:
+                img = cv2.imread(image, cv2.IMREAD_COLOR)
+                label = read_label(label_path, threshold)
+                m, t = run_grabcut(img, make(label, name))
+                gc_rows.append(score(m, label) + (t,))
+            for cname, _ in configs:
+                a = np.array(rows[cname])
+                print(f"{which:9s} {protocol:8s} {'flowcut ' + cname:34s} {a[:,0].mean():9.4f} "
+                      f"{100*a[:,1].mean():8.2f} {a[:,2].mean():8.3f}", flush=True)
+            if gc_rows:
+                a = np.array(gc_rows)
+                print(f"{which:9s} {protocol:8s} {'cv2.grabCut (mask init, 5 iter)':34s} {a[:,0].mean():9.4f} "
+                      f"{100*a[:,1].mean():8.2f} {a[:,2].mean():8.3f}", flush=True)
 
 if __name__ == "__main__":
     main()
