@@ -121,6 +121,24 @@ int seg_options_set(seg_options *o, const char *name, const char *value, seg_err
         if (parse_number(value, 0, 0.5, 0, &v))
             return seg_fail(err, SEG_ERR_INVALID, "uniform-mix needs a number in [0, 0.5]");
         o->graph.uniform_mix = v;
+    } else if (!strcmp(name, "geodesic")) {
+        if (parse_number(value, 0, 40, 0, &v))
+            return seg_fail(err, SEG_ERR_INVALID, "geodesic needs a weight in [0, 40] (nats; 0: off)");
+        o->graph.geodesic = v;
+    } else if (!strcmp(name, "border")) {
+        if (!strcmp(value, "off"))
+            o->graph.border = -1.0;
+        else if (parse_number(value, 0, 1000, 0, &v))
+            return seg_fail(err, SEG_ERR_INVALID, "border needs a distance in [0, 1000] or off");
+        else
+            o->graph.border = v;
+    } else if (!strcmp(name, "star")) {
+        if (!strcmp(value, "on") || !strcmp(value, "1"))
+            o->graph.star = 1;
+        else if (!strcmp(value, "off") || !strcmp(value, "0"))
+            o->graph.star = 0;
+        else
+            return seg_fail(err, SEG_ERR_INVALID, "star is on or off");
     } else if (!strcmp(name, "iterations")) {
         if (parse_number(value, 0, 100, 1, &v))
             return seg_fail(err, SEG_ERR_INVALID, "iterations needs 0..100");

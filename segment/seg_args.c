@@ -21,6 +21,9 @@ static const char *option_name(int c)
     case SO_MAXPX: return "max-pixels";
     case SO_SCRIBBLE: return "scribble-colors";
     case SO_THREADS: return "threads";
+    case SO_GEODESIC: return "geodesic";
+    case SO_BORDER: return "border";
+    case SO_STAR: return "star";
     default: return NULL;
     }
 }

@@ -8,7 +8,7 @@
 
 enum {
     SO_SEEDS = 300, SO_TRIMAP, SO_SCRIBBLE, SO_LAMBDA, SO_CONN, SO_MODEL, SO_ITER, SO_ENGINE,
-    SO_DEVICE, SO_MAXPX, SO_CPUALG, SO_UNIFORM, SO_THREADS
+    SO_DEVICE, SO_MAXPX, SO_CPUALG, SO_UNIFORM, SO_THREADS, SO_GEODESIC, SO_BORDER, SO_STAR
 };
 
 #define SEG_LONG_OPTIONS                                                                     \
@@ -19,6 +19,9 @@ enum {
     {"model", required_argument, NULL, SO_MODEL},                                                \
     {"uniform-mix", required_argument, NULL, SO_UNIFORM},                                        \
     {"iterations", required_argument, NULL, SO_ITER},                                            \
+    {"geodesic", required_argument, NULL, SO_GEODESIC},                                          \
+    {"border", required_argument, NULL, SO_BORDER},                                              \
+    {"star", required_argument, NULL, SO_STAR},                                                  \
     {"engine", required_argument, NULL, SO_ENGINE},                                              \
     {"cpu-algorithm", required_argument, NULL, SO_CPUALG},                                       \
     {"device", required_argument, NULL, SO_DEVICE},                                              \
@@ -30,12 +33,18 @@ enum {
     "                        (grey value or palette index; a colour image is read as scribbles)\n" \
     "  --trimap FILE         trimap instead: 255 foreground, 0 background, else unknown\n"        \
     "  --scribble-colors[=FG,BG]  seeds are RGB scribbles (default ff0000,0000ff)\n"              \
-    "  --lambda X            smoothness weight (default 150)\n"                                    \
+    "  --lambda X            smoothness weight (default 70)\n"                                    \
     "  --connectivity 4|8    pixel neighbourhood (default 8)\n"                                   \
     "  --model gmm|hist      colour model (default gmm: 5-component Gaussian mixtures)\n"         \
     "  --uniform-mix E       blend a uniform colour density of weight E into both models,\n"   \
     "                        so colours the seeds missed keep a bounded cost (default 0.01)\n" \
     "  --iterations N        GrabCut-style re-fits of the models (default 0)\n"                   \
+    "  --geodesic W          prior of weight W (nats) toward the region whose seeds are\n"      \
+    "                        geodesically nearer (default 14; 0: off)\n"                      \
+    "  --border D|off        the photo's border counts as a background stroke at geodesic\n"  \
+    "                        distance D, in colour edges crossed (default 0.2)\n"            \
+    "  --star on|off         geodesic star convexity: every foreground pixel joins a\n"       \
+    "                        foreground seed by its shortest path (default off)\n"          \
     "  --engine auto|cpu|gpu solver engine (default auto)\n"                                      \
     "  --cpu-algorithm A     CPU solver: auto (default: Boykov-Kolmogorov from 0.35 to 6\n"  \
     "                        Mpx, push-relabel outside), bk, ibfs or push-relabel\n"        \

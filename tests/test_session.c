@@ -48,8 +48,9 @@ static int teardown(void **state)
 static void reference_mask(const uint8_t *labels, const gb_models *frozen, double lambda, uint8_t *mask,
                            int64_t *flow)
 {
-    gb_params p;
-    gb_params_default(&p);
+    seg_session_options so;
+    seg_session_options_default(&so); /* the session's network: no geodesic prior */
+    gb_params p = so.graph;
     p.lambda = lambda;
     gb_models *m = NULL;
     if (!frozen)
@@ -124,10 +125,11 @@ static void run_strokes(mf_engine engine)
     }
     assert_true(cuts >= 2);
     assert_memory_equal(seg_session_labels(s), seed_labels, (size_t)w * h);
-    /* the golden mask of `flowcut segment examples/coffee.png --seeds examples/coffee-seeds.png` */
+    /* the golden mask of `flowcut segment examples/coffee.png --seeds examples/coffee-seeds.png
+     * --geodesic 0 --lambda 150`: the session's defaults */
     img_image golden = {0};
     img_error ie = {0};
-    assert_int_equal(img_load_labels(FLOWCUT_TEST_DATA_DIR "/coffee-mask.png", 0, &golden, &ie), IMG_OK);
+    assert_int_equal(img_load_labels(FLOWCUT_TEST_DATA_DIR "/coffee-mask-session.png", 0, &golden, &ie), IMG_OK);
     assert_memory_equal(golden.data, seg_session_mask(s), (size_t)w * h);
     img_free(&golden);
     /* strokes: foreground, background, erase, each re-cut warm */
@@ -193,8 +195,7 @@ static void test_frozen_models(void **state)
     assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, seed_labels, &o, &s, &err), SEG_OK);
     seg_cut_stats st;
     assert_int_equal(seg_session_cut(s, &st, &err), SEG_OK);
-    gb_params p;
-    gb_params_default(&p);
+    gb_params p = o.graph;
     gb_models *frozen = NULL;
     assert_int_equal(gb_models_fit(photo.data, photo.width, photo.height, seed_labels, &p, &frozen), GB_OK);
     for (int k = 0; k < 4; k++) {

@@ -491,3 +491,23 @@ void check_dynamic_generators(mf_engine engine)
             mf_arclist_free(&list);
         }
 }
+
+/* Terminal capacity of pixel v after pre-cancellation: positive toward the
+ * source, negative toward the sink, whichever way the arc is stored. */
+int64_t graph_terminal_term(const mf_graph *g, int32_t v)
+{
+    int64_t term = 0;
+    for (int32_t u = 0; u < g->num_vertices; u++)
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t w = g->arc_head[a];
+            if (u == g->source && w == v)
+                term += g->arc_cap[a];
+            else if (u == v && w == g->source)
+                term += g->arc_rcap[a];
+            else if (u == v && w == g->sink)
+                term -= g->arc_cap[a];
+            else if (u == g->sink && w == v)
+                term -= g->arc_rcap[a];
+        }
+    return term;
+}

@@ -53,4 +53,8 @@ void check_dynamic_generators(mf_engine engine);
 /* Path of a file in tests/data. */
 const char *test_data_path(const char *name);
 
+/* Terminal capacity of vertex v after pre-cancellation: positive toward
+ * the source, negative toward the sink, whichever way the arc is stored. */
+int64_t graph_terminal_term(const mf_graph *g, int32_t v);
+
 #endif

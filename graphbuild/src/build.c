@@ -42,6 +42,9 @@ typedef struct build {
     int32_t *term;   /* cs - ct after pre-cancelling */
     int32_t *cancelled;
     int all_terminals; /* both terminal arcs at every pixel, zero or not */
+    double geodesic;   /* weight of the geodesic prior, 0: none */
+    float *dist_fg, *dist_bg;
+    int32_t *parent_fg; /* star convexity: p on the source side => parent too */
     mf_graph *g;
     band bands[MAX_BANDS];
     int nbands;
@@ -134,6 +137,19 @@ void gb_pixel_terminals(const uint8_t *rgb, uint8_t seed, const gb_models *model
     }
 }
 
+/* The geodesic prior: r = d_fg / (d_fg + d_bg) is 0 at the foreground
+ * seeds and 1 at the background ones; labelling p foreground costs
+ * geodesic * r more, background geodesic * (1 - r). */
+static void add_geodesic_prior(const build *b, int64_t i, int32_t *cs, int32_t *ct)
+{
+    const int32_t cap_max = (int32_t)(GB_SCALE * GB_MAX_DATA_COST);
+    double df = b->dist_fg[i], db = b->dist_bg[i];
+    double r = df + db > 0 && isfinite(df + db) ? df / (df + db) : (isfinite(df) ? 0.0 : isfinite(db) ? 1.0 : 0.5);
+    double cost_fg = *ct + GB_SCALE * b->geodesic * r, cost_bg = *cs + GB_SCALE * b->geodesic * (1.0 - r);
+    *cs = (int32_t)fmin(cost_bg + 0.5, cap_max);
+    *ct = (int32_t)fmin(cost_fg + 0.5, cap_max);
+}
+
 /* Terminal capacities, pre-cancelled; counts each band's arcs. */
 static void pass_terminals(build *b, band *bd)
 {
@@ -141,7 +157,10 @@ static void pass_terminals(build *b, band *bd)
         for (int32_t x = 0; x < b->width; x++) {
             int64_t i = (int64_t)y * b->width + x;
             int32_t cs, ct;
-            gb_pixel_terminals(b->rgb + 3 * i, b->seeds ? b->seeds[i] : GB_UNMARKED, b->models, b->K, &cs, &ct);
+            uint8_t seed = b->seeds ? b->seeds[i] : GB_UNMARKED;
+            gb_pixel_terminals(b->rgb + 3 * i, seed, b->models, b->K, &cs, &ct);
+            if (b->dist_fg && seed == GB_UNMARKED)
+                add_geodesic_prior(b, i, &cs, &ct);
             int32_t m = cs < ct ? cs : ct;
             bd->offset += m;
             if (b->cancelled)
@@ -180,9 +199,16 @@ static void pass_out_arcs(build *b, band *bd)
             for (int d = 0; d < b->nd; d++)
                 if (valid(b, x, y, d)) {
                     int32_t w = b->w[pi * b->nd + d];
-                    g->arc_head[a] = (int32_t)(pi + (int64_t)FDY[d] * b->width + FDX[d]);
+                    int64_t qi = pi + (int64_t)FDY[d] * b->width + FDX[d];
+                    g->arc_head[a] = (int32_t)qi;
                     g->arc_cap[a] = w;
                     g->arc_rcap[a] = w;
+                    if (b->parent_fg) { /* star convexity: the arc child -> parent */
+                        if (b->parent_fg[pi] == qi)
+                            g->arc_cap[a] = GB_STAR_CAP;
+                        if (b->parent_fg[qi] == pi)
+                            g->arc_rcap[a] = GB_STAR_CAP;
+                    }
                     a++;
                 }
             if (has_sink_arc(b, pi)) {
@@ -307,7 +333,7 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
 {
     memset(g, 0, sizeof *g);
     if (!rgb || !models || !p || width < 1 || height < 1 ||
-        (p->connectivity != 4 && p->connectivity != 8) || !(p->lambda >= 0))
+        (p->connectivity != 4 && p->connectivity != 8) || !(p->lambda >= 0) || !(p->geodesic >= 0))
         return GB_ERR_INVALID;
     const int nd = p->connectivity == 4 ? 2 : 4;
     const int64_t npx = (int64_t)width * height;
@@ -358,6 +384,25 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     b->K = kmax + 1;
     if (seed_cap)
         *seed_cap = b->K;
+    if (seeds && (p->geodesic > 0 || p->star)) {
+        b->geodesic = p->geodesic;
+        b->dist_fg = malloc(sizeof(float) * (size_t)npx);
+        b->dist_bg = malloc(sizeof(float) * (size_t)npx);
+        b->parent_fg = p->star ? malloc(sizeof(int32_t) * (size_t)npx) : NULL;
+        if (!b->dist_fg || !b->dist_bg || (p->star && !b->parent_fg)) {
+            rc = GB_ERR_NOMEM;
+            goto done;
+        }
+        rc = gb_geodesic(rgb, width, height, seeds, p->connectivity, b->beta, p->border, b->dist_fg,
+                         b->dist_bg, b->parent_fg);
+        if (rc)
+            goto done;
+        if (!(p->geodesic > 0)) { /* star alone */
+            free(b->dist_fg);
+            free(b->dist_bg);
+            b->dist_fg = b->dist_bg = NULL;
+        }
+    }
     run_pass(b, pass_terminals, threads);
     int64_t m = 0, offset = 0, source_arcs = 0, in_pixels = 0;
     for (int k = 0; k < b->nbands; k++) {
@@ -404,6 +449,9 @@ done:
         mf_graph_free(g);
     free(b->w);
     free(b->term);
+    free(b->dist_fg);
+    free(b->dist_bg);
+    free(b->parent_fg);
     free(b);
     return rc;
 }

@@ -51,6 +51,19 @@ expect_stderr "cpu-algorithm must be" "bad cpu algorithm message"
 expect_exit 0 "uniform-mix 0" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/mix0.png" --uniform-mix 0
 [ "$($PNG digest "$TMPD/mix0.png")" != "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "--uniform-mix 0 changed nothing"
 expect_exit 2 "bad uniform-mix" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/x.png" --uniform-mix 0.9
+# the geodesic priors (issue 15): each option changes the mask, bad values are refused
+expect_exit 0 "geodesic 0" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/geo0.png" --geodesic 0
+[ "$($PNG digest "$TMPD/geo0.png")" != "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "--geodesic 0 changed nothing"
+expect_exit 0 "border off" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/border-off.png" --border off
+[ "$($PNG digest "$TMPD/border-off.png")" != "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "--border off changed nothing"
+expect_exit 0 "star on" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/star.png" --star on
+[ "$($PNG digest "$TMPD/star.png")" != "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "--star on changed nothing"
+expect_exit 2 "bad geodesic" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/x.png" --geodesic -1
+expect_stderr "geodesic needs a weight" "bad geodesic message"
+expect_exit 2 "bad border" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/x.png" --border near
+expect_stderr "border needs a distance" "bad border message"
+expect_exit 2 "bad star" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/x.png" --star maybe
+expect_stderr "star is on or off" "bad star message"
 
 # GPU mask identical to the CPU one where a device exists
 if "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/gpu.png" --engine gpu 2>"$TMPD/err"; then

@@ -160,12 +160,28 @@ class TestSegment(unittest.TestCase):
 
 
 class TestSession(unittest.TestCase):
+    def test_session_with_geodesic_prior_matches_segment(self):
+        # with the prior every stroke rebuilds (cold); masks still equal segment()'s defaults
+        rgb, labels = read_png(os.path.join(EXAMPLES, "coffee.png")), read_png(os.path.join(EXAMPLES, "coffee-seeds.png"))
+        with flowcut.Session(rgb, labels, engine="cpu", geodesic=14, lambda_=70, star="on") as s:
+            s.cut()
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, labels, engine="cpu", star="on")))
+            s.paint("background", 10, 10, 60, 20, radius=3)
+            st = s.cut()
+            self.assertFalse(st["warm"])
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, s.seeds, engine="cpu", star="on")))
+        with self.assertRaisesRegex(ValueError, "geodesic"):
+            flowcut.Session(rgb, labels, geodesic=-1)
+        with self.assertRaisesRegex(ValueError, "border"):
+            flowcut.segment(rgb, labels, border="near")
+
     def test_session_matches_segment(self):
         rgb, labels = read_png(os.path.join(EXAMPLES, "coffee.png")), read_png(os.path.join(EXAMPLES, "coffee-seeds.png"))
         with flowcut.Session(rgb, labels, engine="cpu") as s:
             st = s.cut()
             self.assertFalse(st["warm"])
-            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, labels, engine="cpu")))
+            classic = dict(engine="cpu", geodesic=0, lambda_=150)  # the session's defaults
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, labels, **classic)))
             s.set_refit(False)  # a stroke answered at once: its pixels' terminals only, warm
             s.paint("foreground", 250, 150, 320, 180, radius=6)
             s.paint("background", 10, 10, 60, 20, radius=3)
@@ -176,10 +192,10 @@ class TestSession(unittest.TestCase):
             s.cut()
             seeds = s.seeds
             self.assertEqual(int((seeds != labels).sum()) > 0, True)
-            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, seeds, engine="cpu")))
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, seeds, **classic)))
             s.lambda_ = 80
             s.cut()
-            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, seeds, lambda_=80, engine="cpu")))
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, seeds, lambda_=80, engine="cpu", geodesic=0)))
             out = os.path.join(tempfile.mkdtemp(), "m.png")
             s.save(out)
             self.assertTrue(np.array_equal(read_png(out), s.mask))

@@ -146,8 +146,10 @@ def run(s, tmp, photo):
     check(mask_png_bits(stem + ".mask.png") == bits, "saved mask is the served mask")
     check(png_tool.read(stem + ".cutout.png")[2] == 4, "cut-out is RGBA")
     # replay: flowcut segment with the saved seeds gives the identical mask
+    # (the session runs without the geodesic prior, as flowcut ui does by default)
     replay = os.path.join(tmp, "replay.png")
-    r = subprocess.run([FLOWCUT, "segment", photo, "--seeds", stem + ".seeds.png", "--lambda", "90", "-o", replay,
+    r = subprocess.run([FLOWCUT, "segment", photo, "--seeds", stem + ".seeds.png", "--lambda", "90", "--geodesic", "0",
+                        "-o", replay,
                         "--engine", "cpu"], capture_output=True, text=True)
     check(r.returncode == 0, "replay: %s" % r.stderr)
     check(os.path.exists(replay) and mask_png_bits(replay) == bits, "replayed mask differs from the session's")

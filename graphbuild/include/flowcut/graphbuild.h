@@ -6,11 +6,14 @@
  *  - t-links D_p = -log((1 - e) P(I_p | model) + e / 256^3) from colour
  *    models fitted on the seed pixels (Gaussian mixtures or 3-D
  *    histograms), blended with a uniform density of weight e = uniform_mix;
- *  - hard seeds get K = 1 + max_p sum_q w_pq toward their terminal.
+ *  - hard seeds get K = 1 + max_p sum_q w_pq toward their terminal;
+ *  - priors from geodesic distances to the seeds (gb_params geodesic,
+ *    border and star: a bounded data term, and K on one direction of an
+ *    n-link), which keep sparse strokes from shrinking or leaking.
  * Energies are quantised to int32 as round(GB_SCALE * value); data terms are
  * clipped at GB_MAX_DATA_COST, so every capacity stays below
- * GB_SCALE * (8 * lambda + GB_MAX_DATA_COST) + 1 whatever the image size,
- * and the flow value is an int64.
+ * GB_SCALE * (8 * lambda + GB_MAX_DATA_COST) + 1 whatever the image size
+ * (star-convexity arcs: GB_STAR_CAP), and the flow value is an int64.
  *
  * Vertex numbering: pixel (x, y) is vertex y * width + x; the source is
  * vertex width * height (foreground side), the sink width * height + 1.
@@ -35,6 +38,11 @@ extern "C" {
 
 #define GB_SCALE 64.0
 #define GB_MAX_DATA_COST 40.0
+/* Capacity of a star-convexity arc: breaking one would have to free a
+ * sub-tree of over 2^26 / (GB_SCALE * GB_MAX_DATA_COST) = 26 000 pixels
+ * whose data terms all sit at the clip; eight of them into one pixel
+ * still sum below 2^31. */
+#define GB_STAR_CAP (1 << 26)
 
 enum {
     GB_OK = 0,
@@ -61,6 +69,19 @@ typedef struct gb_params {
                            * both models, in [0, 1): bounds the cost of colours
                            * the seeds missed (default 0.01) */
     int threads;          /* 0: all cores */
+    double geodesic;      /* weight (nats) of the geodesic distance prior
+                           * (default 14; 0: off): with distances d_f, d_b
+                           * to the foreground and background seeds and
+                           * r = d_f / (d_f + d_b), labelling a pixel
+                           * foreground costs geodesic * r, background
+                           * geodesic * (1 - r) */
+    double border;        /* the photo's border counts as a background
+                           * stroke at this geodesic distance (in colour
+                           * edges crossed; default 0.2); negative: not */
+    int star;             /* 1: geodesic star convexity around the
+                           * foreground seeds (a foreground pixel's parent
+                           * on its shortest path is foreground: capacity
+                           * GB_STAR_CAP on that arc); 0: off (default) */
 } gb_params;
 
 void gb_params_default(gb_params *p);
@@ -94,7 +115,8 @@ int gb_build_dynamic(const uint8_t *rgb, int32_t width, int32_t height, const ui
                      int32_t *seed_cap);
 
 /* The two terminal capacities of one pixel (before pre-cancelling), as the
- * builders compute them: cs toward the source, ct toward the sink. */
+ * builders compute them without the geodesic prior: cs toward the source,
+ * ct toward the sink. */
 void gb_pixel_terminals(const uint8_t *rgb, uint8_t seed, const gb_models *models, int32_t seed_cap,
                         int32_t *cs, int32_t *ct);
 

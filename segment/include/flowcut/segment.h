@@ -129,7 +129,10 @@ int seg_segment_files(const char *image_path, const char *seed_path, const seg_o
 /* ---------------------------------------------------------------------
  * Interactive session. */
 typedef struct seg_session_options {
-    gb_params graph;   /* lambda, connectivity, model, ... as `flowcut segment` */
+    gb_params graph;   /* lambda, connectivity, model, ... as `flowcut segment`,
+                        * but without the geodesic prior and with lambda 150
+                        * by default (every stroke would rebuild the network);
+                        * with geodesic > 0 or star, a stroke rebuilds it */
     mf_options solve;  /* engine (auto: GPU when usable), device, cpu_algorithm */
     int refit;         /* 1 (default): re-fit the models after every seed edit */
 } seg_session_options;

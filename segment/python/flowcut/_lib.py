@@ -170,7 +170,8 @@ def solve_options(engine, cpu_algorithm, device, threads=0):
 
 class GbParams(ctypes.Structure):
     _fields_ = [("lambda_", ctypes.c_double), ("connectivity", ctypes.c_int), ("model", ctypes.c_int),
-                ("gmm_components", ctypes.c_int), ("uniform_mix", ctypes.c_double), ("threads", ctypes.c_int)]
+                ("gmm_components", ctypes.c_int), ("uniform_mix", ctypes.c_double), ("threads", ctypes.c_int),
+                ("geodesic", ctypes.c_double), ("border", ctypes.c_double), ("star", ctypes.c_int)]
 
 
 class SessionOptions(ctypes.Structure):

@@ -1,7 +1,10 @@
 """flowcut.Session: the interactive segmentation session (what `flowcut ui`
 runs) from Python: seeds edited in place, each cut re-solved warm from the
 last one. With refit on (the default) every cut's mask is bit-identical to
-flowcut.segment() on the session's current seeds."""
+flowcut.segment() on the session's current seeds with the same options.
+The session's defaults are segment()'s with geodesic=0 and lambda_=150:
+the geodesic prior depends on every stroke, so with it (geodesic > 0 or
+star="on") each stroke rebuilds the network instead of re-solving warm."""
 import ctypes
 
 import numpy as np
@@ -16,7 +19,8 @@ _LABELS = {"unmarked": 0, "erase": 0, "foreground": 1, "background": 2, 0: 0, 1:
 
 class Session(_Owned):
     def __init__(self, image, seeds=None, *, lambda_=None, connectivity=None, engine="auto",
-                 cpu_algorithm="auto", device=0, threads=0, refit=True):
+                 cpu_algorithm="auto", device=0, threads=0, refit=True, geodesic=None, border=None,
+                 star=None):
         rgb = _rgb(image)
         self.height, self.width = rgb.shape[:2]
         opt = _lib.SessionOptions()
@@ -31,6 +35,18 @@ class Session(_Owned):
             if connectivity not in (4, 8):
                 raise ValueError("connectivity is 4 or 8")
             opt.graph.connectivity = connectivity
+        if geodesic is not None:
+            if not 0 <= float(geodesic) <= 40:
+                raise ValueError("geodesic needs a weight in [0, 40] (nats; 0: off)")
+            opt.graph.geodesic = float(geodesic)
+        if border is not None:
+            if border != "off" and not 0 <= float(border) <= 1000:
+                raise ValueError("border needs a distance in [0, 1000] or off")
+            opt.graph.border = -1.0 if border == "off" else float(border)
+        if star is not None:
+            if star not in ("on", "off", True, False):
+                raise ValueError("star is on or off")
+            opt.graph.star = 1 if star in ("on", True) else 0
         opt.graph.threads = threads
         opt.refit = 1 if refit else 0
         labels = None

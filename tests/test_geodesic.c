@@ -1,0 +1,311 @@
+/* graphbuild's geodesic priors (issue 15): the distances against Dijkstra
+ * and the properties the builder relies on (a parent forest rooted at the
+ * foreground seeds, never through background seeds), the distance prior
+ * deciding what colour alone cannot, the border as a background stroke,
+ * and star convexity keeping the cut's foreground connected to its seeds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "flowcut/graphbuild.h"
+#include "gb_internal.h"
+#include "test_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
+/* The geodesic step cost as geodesic.c defines it (eps 0.001). */
+static double step_cost(const uint8_t *rgb, int32_t w, int32_t p, int32_t q, double beta)
+{
+    const uint8_t *a = rgb + 3 * p, *b = rgb + 3 * q;
+    double d2 = 0;
+    for (int k = 0; k < 3; k++)
+        d2 += ((double)a[k] - b[k]) * ((double)a[k] - b[k]);
+    int diag = (p % w != q % w) && (p / w != q / w);
+    return (diag ? M_SQRT2 : 1.0) * (0.001 + 1.0 - exp(-beta * d2));
+}
+
+/* Plain O(n^2) Dijkstra from the pixels labelled which, never entering the
+ * other kind's seeds (as the scans). */
+static void dijkstra(const uint8_t *rgb, int32_t w, int32_t h, const uint8_t *seeds, uint8_t which, int conn,
+                     double beta, double *d)
+{
+    int32_t n = w * h;
+    uint8_t *done = calloc((size_t)n, 1);
+    for (int32_t i = 0; i < n; i++)
+        d[i] = seeds[i] == which ? 0.0 : INFINITY;
+    for (;;) {
+        int32_t u = -1;
+        for (int32_t i = 0; i < n; i++)
+            if (!done[i] && isfinite(d[i]) && (u < 0 || d[i] < d[u]))
+                u = i;
+        if (u < 0)
+            break;
+        done[u] = 1;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int32_t x = u % w + dx, y = u / w + dy;
+                if ((!dx && !dy) || x < 0 || y < 0 || x >= w || y >= h || (conn == 4 && dx && dy))
+                    continue;
+                int32_t v = y * w + x;
+                if (seeds[v] != GB_UNMARKED)
+                    continue;
+                double c = d[u] + step_cost(rgb, w, u, v, beta);
+                if (c < d[v])
+                    d[v] = c;
+            }
+    }
+    free(done);
+}
+
+/* Random blocky photos: the scans' distances are lengths of real paths
+ * (never below Dijkstra's), exact on flat photos; parents are neighbours
+ * of smaller distance whose chains end at a foreground seed. */
+static void test_distances_and_forest(void **state)
+{
+    (void)state;
+    uint64_t rng = 7;
+    for (int trial = 0; trial < 60; trial++) {
+        int32_t w = 5 + (int32_t)(next(&rng) % 14), h = 4 + (int32_t)(next(&rng) % 12), n = w * h;
+        int conn = trial % 2 ? 4 : 8, flat = trial % 3 == 0;
+        uint8_t *rgb = malloc((size_t)n * 3), *seeds = calloc((size_t)n, 1);
+        for (int32_t i = 0; i < n; i++) {
+            int block = (i % w) / 3 + 7 * ((i / w) / 3);
+            for (int k = 0; k < 3; k++)
+                rgb[3 * i + k] = flat ? 90 : (uint8_t)((block * 57 + k * 31 + (int)(next(&rng) % 24)) & 255);
+            uint64_t r = next(&rng) % 100;
+            seeds[i] = r < 4 ? GB_FOREGROUND : r < (flat ? 4u : 8u) ? GB_BACKGROUND : GB_UNMARKED;
+        }
+        seeds[0] = GB_FOREGROUND;
+        double beta = 1.0 / 5000.0;
+        float *df = malloc(sizeof(float) * (size_t)n), *db = malloc(sizeof(float) * (size_t)n);
+        int32_t *parent = malloc(sizeof(int32_t) * (size_t)n);
+        double *ref = malloc(sizeof(double) * (size_t)n);
+        assert_int_equal(gb_geodesic(rgb, w, h, seeds, conn, beta, -1.0, df, db, parent), GB_OK);
+        dijkstra(rgb, w, h, seeds, GB_FOREGROUND, conn, beta, ref);
+        for (int32_t i = 0; i < n; i++) {
+            if (!isfinite(ref[i])) {
+                assert_false(isfinite(df[i]));
+                assert_int_equal(parent[i], -1);
+                continue;
+            }
+            if (!(df[i] >= ref[i] * (1 - 1e-5) - 1e-6))
+                fail_msg("trial %d pixel %d: scan %g below Dijkstra %g", trial, i, df[i], ref[i]);
+            if (flat && fabs(df[i] - ref[i]) > 1e-5 * (1 + ref[i]))
+                fail_msg("trial %d pixel %d: flat photo, scan %g vs Dijkstra %g", trial, i, df[i], ref[i]);
+            if (seeds[i] == GB_FOREGROUND) {
+                assert_true(df[i] == 0.0f && parent[i] == -1);
+                continue;
+            }
+            assert_int_equal(seeds[i], GB_UNMARKED);
+            int32_t q = parent[i];
+            assert_true(q >= 0 && q < n);
+            int32_t dx = abs(q % w - i % w), dy = abs(q / w - i / w);
+            assert_true(dx <= 1 && dy <= 1 && (dx || dy) && (conn == 8 || dx + dy == 1));
+            assert_true(df[q] < df[i]);
+            assert_true(df[i] >= df[q] + (float)step_cost(rgb, w, i, q, beta) * (1 - 1e-5f));
+            int32_t steps = 0, v = i;
+            while (parent[v] >= 0 && steps <= n)
+                v = parent[v], steps++;
+            assert_int_equal(seeds[v], GB_FOREGROUND);
+        }
+        /* the background distances against Dijkstra from the background seeds */
+        dijkstra(rgb, w, h, seeds, GB_BACKGROUND, conn, beta, ref);
+        for (int32_t i = 0; i < n; i++)
+            if (isfinite(ref[i]))
+                assert_true(db[i] >= ref[i] * (1 - 1e-5) - 1e-6);
+            else
+                assert_false(isfinite(db[i]));
+        free(rgb);
+        free(seeds);
+        free(df);
+        free(db);
+        free(parent);
+        free(ref);
+    }
+}
+
+static void solve_mask(const uint8_t *rgb, int32_t w, int32_t h, const uint8_t *seeds, const gb_params *p,
+                       uint8_t *fg)
+{
+    gb_models *m;
+    assert_int_equal(gb_models_fit(rgb, w, h, seeds, p, &m), GB_OK);
+    mf_graph g;
+    assert_int_equal(gb_build(rgb, w, h, seeds, m, p, &g, NULL), GB_OK);
+    mf_options o;
+    mf_options_default(&o);
+    mf_result r;
+    mf_error e = {0};
+    assert_int_equal(mf_solve_cpu(&g, &o, &r, &e), MF_OK);
+    for (int32_t i = 0; i < w * h; i++)
+        fg[i] = r.source_side[i];
+    mf_result_free(&r);
+    mf_graph_free(&g);
+    gb_models_free(m);
+}
+
+/* Green left half with a foreground stroke, blue right half with a
+ * background one, and two grey squares the strokes never touched, one in
+ * each half: the colour models give both squares the same data terms; the
+ * geodesic prior leans each to the side of its half. */
+static void test_prior_decides_unseen_colours(void **state)
+{
+    (void)state;
+    enum { W = 40, H = 20 };
+    uint8_t rgb[W * H * 3], seeds[W * H] = {0}, fg[W * H];
+    for (int32_t y = 0; y < H; y++)
+        for (int32_t x = 0; x < W; x++) {
+            uint8_t *c = rgb + 3 * (y * W + x);
+            int square = y >= 7 && y < 13 && ((x >= 6 && x < 12) || (x >= 28 && x < 34));
+            c[0] = square ? 128 : 20;
+            c[1] = square ? 128 : x < W / 2 ? 200 : 20;
+            c[2] = square ? 128 : x < W / 2 ? 20 : 200;
+            if (y == 3 && x >= 2 && x < 16)
+                seeds[y * W + x] = GB_FOREGROUND;
+            if (y == 16 && x >= 24 && x < 38)
+                seeds[y * W + x] = GB_BACKGROUND;
+        }
+    gb_params p;
+    gb_params_default(&p);
+    assert_true(p.geodesic > 0);
+    p.border = -1; /* the border prior would push the squares' halves apart too */
+    solve_mask(rgb, W, H, seeds, &p, fg);
+    assert_int_equal(fg[10 * W + 9], 1);
+    assert_int_equal(fg[10 * W + 31], 0);
+    gb_models *m;
+    mf_graph g;
+    assert_int_equal(gb_models_fit(rgb, W, H, seeds, &p, &m), GB_OK);
+    for (int prior = 0; prior < 2; prior++) {
+        p.geodesic = prior ? 14 : 0;
+        assert_int_equal(gb_build(rgb, W, H, seeds, m, &p, &g, NULL), GB_OK);
+        int64_t left = graph_terminal_term(&g, 10 * W + 9), right = graph_terminal_term(&g, 10 * W + 31);
+        if (prior)
+            assert_true(left > GB_SCALE && right < -GB_SCALE); /* (1 - 2/3) * 14 nats either way */
+        else
+            assert_true(left == 0 && right == 0);
+        mf_graph_free(&g);
+    }
+    p.geodesic = -1;
+    assert_int_equal(gb_build(rgb, W, H, seeds, m, &p, &g, NULL), GB_ERR_INVALID);
+    gb_models_free(m);
+}
+
+/* The border as a background stroke: on rows of two alternating greys
+ * (both strokes lie on rows of one grey, so the colour models agree) with
+ * the foreground stroke two rows above the background one in the middle,
+ * the top corner leans to the foreground without it (14 row edges to
+ * cross against 16) and to the background with it. */
+static void test_border_is_a_background_stroke(void **state)
+{
+    (void)state;
+    enum { W = 30, H = 30 };
+    uint8_t rgb[W * H * 3], seeds[W * H] = {0}, fg[W * H];
+    for (int i = 0; i < W * H; i++)
+        rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = (uint8_t)((i / W) % 2 ? 130 : 100);
+    for (int x = 12; x < 18; x++) {
+        seeds[14 * W + x] = GB_FOREGROUND;
+        seeds[16 * W + x] = GB_BACKGROUND;
+    }
+    gb_params p;
+    gb_params_default(&p);
+    p.lambda = 0; /* data terms alone */
+    p.border = -1;
+    solve_mask(rgb, W, H, seeds, &p, fg);
+    int top_left_without = fg[0];
+    p.border = 0.2;
+    solve_mask(rgb, W, H, seeds, &p, fg);
+    assert_int_equal(top_left_without, 1); /* nearer the foreground stroke */
+    assert_int_equal(fg[0], 0);
+}
+
+/* Flood fill of the mask from the foreground seeds (conn-connected). */
+static int32_t reachable(const uint8_t *fg, const uint8_t *seeds, int32_t w, int32_t h, int conn)
+{
+    int32_t n = w * h, *stack = malloc(sizeof(int32_t) * (size_t)n), top = 0, count = 0;
+    uint8_t *seen = calloc((size_t)n, 1);
+    for (int32_t i = 0; i < n; i++)
+        if (seeds[i] == GB_FOREGROUND && fg[i])
+            seen[i] = 1, stack[top++] = i;
+    while (top) {
+        int32_t u = stack[--top];
+        count++;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int32_t x = u % w + dx, y = u / w + dy;
+                if ((!dx && !dy) || x < 0 || y < 0 || x >= w || y >= h || (conn == 4 && dx && dy))
+                    continue;
+                int32_t v = y * w + x;
+                if (fg[v] && !seen[v])
+                    seen[v] = 1, stack[top++] = v;
+            }
+    }
+    free(stack);
+    free(seen);
+    return count;
+}
+
+/* Noisy photos with islands of the foreground strokes' colour: without
+ * star convexity some islands join the foreground on their own; with it
+ * the foreground is always connected to its seeds. */
+static void test_star_keeps_foreground_connected(void **state)
+{
+    (void)state;
+    uint64_t rng = 3;
+    int disconnected_without = 0;
+    for (int trial = 0; trial < 20; trial++) {
+        enum { W = 36, H = 28 };
+        uint8_t rgb[W * H * 3], seeds[W * H] = {0}, fg[W * H];
+        for (int32_t y = 0; y < H; y++)
+            for (int32_t x = 0; x < W; x++) {
+                int island = ((x / 6) + (y / 6)) % 3 == 0;
+                uint8_t *c = rgb + 3 * (y * W + x);
+                for (int k = 0; k < 3; k++)
+                    c[k] = (uint8_t)((island ? (k == 0 ? 210 : 40) : (k == 2 ? 180 : 60)) + next(&rng) % 30);
+            }
+        for (int x = 0; x < 5; x++)
+            seeds[2 * W + x] = GB_FOREGROUND; /* inside the island at (0..5, 0..5) */
+        seeds[(H - 3) * W + W / 2 + 1] = GB_BACKGROUND;
+        seeds[(H - 3) * W + W / 2 + 2] = GB_BACKGROUND;
+        int conn = trial % 2 ? 4 : 8;
+        gb_params p;
+        gb_params_default(&p);
+        p.connectivity = conn;
+        p.lambda = 20;
+        p.geodesic = 0;
+        solve_mask(rgb, W, H, seeds, &p, fg);
+        int32_t nfg = 0;
+        for (int i = 0; i < W * H; i++)
+            nfg += fg[i];
+        disconnected_without += reachable(fg, seeds, W, H, conn) < nfg;
+        p.star = 1;
+        solve_mask(rgb, W, H, seeds, &p, fg);
+        nfg = 0;
+        for (int i = 0; i < W * H; i++)
+            nfg += fg[i];
+        if (reachable(fg, seeds, W, H, conn) != nfg)
+            fail_msg("trial %d: star convexity left foreground pixels cut off from the seeds", trial);
+        for (int i = 0; i < W * H; i++)
+            if (seeds[i])
+                assert_int_equal(fg[i], seeds[i] == GB_FOREGROUND);
+    }
+    assert_true(disconnected_without > 0); /* the photos do test something */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_distances_and_forest),
+        cmocka_unit_test(test_prior_decides_unseen_colours),
+        cmocka_unit_test(test_border_is_a_background_stroke),
+        cmocka_unit_test(test_star_keeps_foreground_connected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
