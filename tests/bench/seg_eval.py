@@ -13,8 +13,12 @@ foreground, mean error rate and mean time per image. Needs python3-opencv
 
 usage: seg_eval.py FLOWCUT [--configs all|default] [--limit N] [--no-grabcut]
                            [--protocol dense|robot|both] [--set seg-dev|weizmann|both]
+                           [--jobs N]
+--jobs runs N flowcut processes at once (the time column is then per
+process, with the cores shared).
 """
 import os, subprocess, sys, tempfile, time, zlib
+from concurrent.futures import ThreadPoolExecutor
 import cv2
 import numpy as np
 
@@ -139,20 +143,23 @@ def main():
     sweep = opt("--configs", "default") == "all"
     protocols = ["dense", "robot"] if opt("--protocol", "both") == "both" else [opt("--protocol", "both")]
     sets = ["seg-dev", "weizmann"] if opt("--set", "both") == "both" else [opt("--set", "both")]
+    jobs = int(opt("--jobs", "1"))
     configs = [("default", [])]
     if sweep:
-        configs = [("lambda 50", ["--lambda", "50"]), ("lambda 100", ["--lambda", "100"]),
-                   ("lambda 150", ["--lambda", "150"]), ("lambda 200", ["--lambda", "200"]),
-                   ("lambda 300", ["--lambda", "300"]),
-                   ("uniform-mix 0", ["--uniform-mix", "0"]),
-                   ("uniform-mix 0.001", ["--uniform-mix", "0.001"]),
-                   ("uniform-mix 0.003", ["--uniform-mix", "0.003"]),
+        # each row changes one option of the defaults; the first is the
+        # pipeline before issue 15 (no geodesic prior, lambda 150)
+        configs = [("default", []),
+                   ("before: geodesic 0, lambda 150", ["--geodesic", "0", "--lambda", "150"]),
+                   ("geodesic 0", ["--geodesic", "0"]), ("geodesic 8", ["--geodesic", "8"]),
+                   ("geodesic 20", ["--geodesic", "20"]), ("border off", ["--border", "off"]),
+                   ("border 0.5", ["--border", "0.5"]), ("star on", ["--star", "on"]),
+                   ("lambda 50", ["--lambda", "50"]), ("lambda 100", ["--lambda", "100"]),
+                   ("lambda 150", ["--lambda", "150"]),
                    ("uniform-mix 0.03", ["--uniform-mix", "0.03"]),
-                   ("uniform-mix 0.1", ["--uniform-mix", "0.1"]),
                    ("hist", ["--model", "hist"]), ("4-conn", ["--connectivity", "4"]),
                    ("iterations 2", ["--iterations", "2"])]
     tmp = tempfile.mkdtemp()
-    print(f"{'set':9s} {'protocol':8s} {'method':34s} {'mean IoU':>9s} {'error %':>8s} {'s/image':>8s}")
+    print(f"{'set':9s} {'protocol':8s} {'method':40s} {'mean IoU':>9s} {'error %':>8s} {'s/image':>8s}")
     for which in sets:
         if not os.path.isdir(DATA if which == "seg-dev" else WEIZMANN):
             print(f"{which}: skipped: data set not found")
@@ -165,17 +172,22 @@ def main():
             # flowcut first, grabCut after: OpenCV's worker threads keep spinning for
             # a while after each grabCut call and slowed a flowcut run that followed
             # it by about 15% on a 2-core machine
+            labels, seed_paths = [], []
             for name, image, label_path, threshold in items:
-                label = read_label(label_path, threshold)
-                seed_path = os.path.join(tmp, "seeds-" + os.path.splitext(name)[0] + ".png")
-                cv2.imwrite(seed_path, make(label, name))
+                labels.append(read_label(label_path, threshold))
+                seed_paths.append(os.path.join(tmp, "seeds-" + os.path.splitext(name)[0] + ".png"))
+                cv2.imwrite(seed_paths[-1], make(labels[-1], name))
+
+            def one(k, cargs):
+                out = os.path.join(tmp, "mask-%d.png" % k)
+                t0 = time.perf_counter()
+                subprocess.run([flowcut, "segment", items[k][1], "--seeds", seed_paths[k], "-o", out, "-f", "-q",
+                                "--engine", "cpu"] + cargs, check=True)
+                t = time.perf_counter() - t0
+                return score(cv2.imread(out, cv2.IMREAD_GRAYSCALE), labels[k]) + (t,)
+            with ThreadPoolExecutor(jobs) as pool:
                 for cname, cargs in configs:
-                    out = os.path.join(tmp, "mask.png")
-                    t0 = time.perf_counter()
-                    subprocess.run([flowcut, "segment", image, "--seeds", seed_path, "-o", out, "-f", "-q",
-                                    "--engine", "cpu"] + cargs, check=True)
-                    t = time.perf_counter() - t0
-                    rows[cname].append(score(cv2.imread(out, cv2.IMREAD_GRAYSCALE), label) + (t,))
+                    rows[cname] = list(pool.map(lambda k: one(k, cargs), range(len(items))))
             for name, image, label_path, threshold in items if "--no-grabcut" not in args else []:
                 img = cv2.imread(image, cv2.IMREAD_COLOR)
                 label = read_label(label_path, threshold)
@@ -183,11 +195,11 @@ def main():
                 gc_rows.append(score(m, label) + (t,))
             for cname, _ in configs:
                 a = np.array(rows[cname])
-                print(f"{which:9s} {protocol:8s} {'flowcut ' + cname:34s} {a[:,0].mean():9.4f} "
+                print(f"{which:9s} {protocol:8s} {'flowcut ' + cname:40s} {a[:,0].mean():9.4f} "
                       f"{100*a[:,1].mean():8.2f} {a[:,2].mean():8.3f}", flush=True)
             if gc_rows:
                 a = np.array(gc_rows)
-                print(f"{which:9s} {protocol:8s} {'cv2.grabCut (mask init, 5 iter)':34s} {a[:,0].mean():9.4f} "
+                print(f"{which:9s} {protocol:8s} {'cv2.grabCut (mask init, 5 iter)':40s} {a[:,0].mean():9.4f} "
                       f"{100*a[:,1].mean():8.2f} {a[:,2].mean():8.3f}", flush=True)
 
 if __name__ == "__main__":

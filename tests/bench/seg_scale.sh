@@ -3,7 +3,8 @@
 # Mpx: the CPU engine with each algorithm (push-relabel is left out at 12
 # Mpx, where it takes minutes and auto picks BK) and the GPU engine where a
 # device exists; checks that every mask is identical. Needs python3 with
-# OpenCV for the upscaling.
+# OpenCV for the upscaling. SEG_SCALE_ARGS adds options to every run (e.g.
+# "--geodesic 0 --lambda 150": the pipeline before the geodesic prior).
 #   tests/bench/seg_scale.sh FLOWCUT
 set -uo pipefail
 F=${1:?usage: seg_scale.sh FLOWCUT}
@@ -30,7 +31,7 @@ for s in ${SEG_SCALE_SIZES:-0.25 3 12}; do
             bk) args="--engine cpu --cpu-algorithm bk" ;;
             gpu) args="--engine gpu" ;;
         esac
-        if "$F" segment "$T/img$s.png" --seeds "$T/seeds$s.png" -o "$T/mask-$e-$s.png" -f -q --time $args 2>"$T/t"; then
+        if "$F" segment "$T/img$s.png" --seeds "$T/seeds$s.png" -o "$T/mask-$e-$s.png" -f -q --time $args ${SEG_SCALE_ARGS:-} 2>"$T/t"; then
             printf "%-6s %-6s %s\n" "$s" "$e" "$(cat "$T/t")"
         else
             printf "%-6s %-6s %s\n" "$s" "$e" "skipped: $(head -c 120 "$T/t")"
