@@ -89,7 +89,7 @@ static void test_distances_and_forest(void **state)
         float *df = malloc(sizeof(float) * (size_t)n), *db = malloc(sizeof(float) * (size_t)n);
         int32_t *parent = malloc(sizeof(int32_t) * (size_t)n);
         double *ref = malloc(sizeof(double) * (size_t)n);
-        assert_int_equal(gb_geodesic(rgb, w, h, seeds, conn, beta, -1.0, df, db, parent), GB_OK);
+        assert_int_equal(gb_geodesic(rgb, w, h, seeds, conn, beta, -1.0, 1 + trial % 3, df, db, parent), GB_OK);
         dijkstra(rgb, w, h, seeds, GB_FOREGROUND, conn, beta, ref);
         for (int32_t i = 0; i < n; i++) {
             if (!isfinite(ref[i])) {
@@ -131,6 +131,47 @@ static void test_distances_and_forest(void **state)
         free(parent);
         free(ref);
     }
+}
+
+/* The wavefront over column blocks gives the serial scan's distances and
+ * parents bit for bit, whatever the number of threads. */
+static void test_threads_give_identical_distances(void **state)
+{
+    (void)state;
+    enum { W = 700, H = 90, N = W * H };
+    uint8_t *rgb = malloc(N * 3), *seeds = calloc(N, 1);
+    uint64_t rng = 11;
+    for (int i = 0; i < N; i++) {
+        int x = i % W, y = i / W;
+        for (int k = 0; k < 3; k++)
+            rgb[3 * i + k] = (uint8_t)(((x / 17 + y / 13) % 4) * 60 + (int)(next(&rng) % 40));
+        uint64_t r = next(&rng) % 1000;
+        seeds[i] = r < 3 ? GB_FOREGROUND : r < 6 ? GB_BACKGROUND : GB_UNMARKED;
+    }
+    float *df[2], *db[2];
+    int32_t *par[2];
+    for (int k = 0; k < 2; k++) {
+        df[k] = malloc(sizeof(float) * N);
+        db[k] = malloc(sizeof(float) * N);
+        par[k] = malloc(sizeof(int32_t) * N);
+    }
+    for (int conn = 4; conn <= 8; conn += 4) {
+        assert_int_equal(gb_geodesic(rgb, W, H, seeds, conn, 1.0 / 3000, 0.2, 1, df[0], db[0], par[0]), GB_OK);
+        for (int threads = 2; threads <= 16; threads += threads < 4 ? 1 : 6) {
+            assert_int_equal(gb_geodesic(rgb, W, H, seeds, conn, 1.0 / 3000, 0.2, threads, df[1], db[1], par[1]),
+                             GB_OK);
+            assert_memory_equal(df[0], df[1], sizeof(float) * N);
+            assert_memory_equal(db[0], db[1], sizeof(float) * N);
+            assert_memory_equal(par[0], par[1], sizeof(int32_t) * N);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        free(df[k]);
+        free(db[k]);
+        free(par[k]);
+    }
+    free(rgb);
+    free(seeds);
 }
 
 static void solve_mask(const uint8_t *rgb, int32_t w, int32_t h, const uint8_t *seeds, const gb_params *p,
@@ -303,6 +344,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_distances_and_forest),
+        cmocka_unit_test(test_threads_give_identical_distances),
         cmocka_unit_test(test_prior_decides_unseen_colours),
         cmocka_unit_test(test_border_is_a_background_stroke),
         cmocka_unit_test(test_star_keeps_foreground_connected),

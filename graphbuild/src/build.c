@@ -393,7 +393,7 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
             rc = GB_ERR_NOMEM;
             goto done;
         }
-        rc = gb_geodesic(rgb, width, height, seeds, p->connectivity, b->beta, p->border, b->dist_fg,
+        rc = gb_geodesic(rgb, width, height, seeds, p->connectivity, b->beta, p->border, threads, b->dist_fg,
                          b->dist_bg, b->parent_fg);
         if (rc)
             goto done;

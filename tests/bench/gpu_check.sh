@@ -17,6 +17,8 @@ OUT=${OUT:-/tmp/flowcut-gpu-check}
 mkdir -p "$OUT"
 DEPS=$ROOT/.deps/root/usr
 export LD_LIBRARY_PATH=$DEPS/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# the install test links against the installed tree with pkg-config --static: -lstb lives here too
+export LIBRARY_PATH=$DEPS/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
 export PATH=/usr/local/cuda/bin:$PATH
 BUILD=$ROOT/build-gpu
 STEPS=${*:-build test sanitize bench}
