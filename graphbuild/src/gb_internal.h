@@ -28,8 +28,9 @@ static inline int gb_lut_index(const unsigned char *px)
  * output may be NULL; unseeded border pixels start the background
  * distance at `border` unless it is negative) and the foreground
  * shortest-path forest (parent pixel, -1 at seeds and where unreached; may
- * be NULL), on up to `threads` threads (the same result for any number);
- * see geodesic.c. */
+ * be NULL), on up to `threads` threads (the same result for any number;
+ * photos under 1 Mpx run on one; a negative count forces -threads column
+ * blocks whatever the size, for tests); see geodesic.c. */
 int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds, int connectivity,
                 double beta, double border, int threads, float *dist_fg, float *dist_bg, int32_t *parent_fg);
 

@@ -49,7 +49,10 @@ static inline int relax(const uint8_t *seeds, float *d, int32_t *parent, int64_t
 }
 
 #define GEO_MAX_BLOCKS 64
-#define GEO_MIN_BLOCK_WIDTH 64
+#define GEO_MIN_BLOCK_WIDTH 128
+/* below this many pixels a scan is a few milliseconds: one thread */
+#define GEO_MIN_PARALLEL_PIXELS (1 << 20)
+#define GEO_SPINS 4096
 
 /* One scan over the photo by column blocks on threads, as a wavefront:
  * block t works on a row once block t-1 (the one before it in the scan's
@@ -67,6 +70,9 @@ typedef struct scan_ctx {
     int nblocks;
     int32_t bx[GEO_MAX_BLOCKS + 1]; /* block t: columns [bx[t], bx[t + 1]) */
     _Atomic int32_t done[GEO_MAX_BLOCKS]; /* rows finished in this pass */
+    _Atomic int waiters[GEO_MAX_BLOCKS];  /* threads asleep on done[t] */
+    pthread_mutex_t lock;
+    pthread_cond_t moved;
     _Atomic int gate; /* 0: wait, 1: go, -1: leave (a thread did not start) */
 } scan_ctx;
 
@@ -76,10 +82,34 @@ typedef struct scan_worker {
     int64_t changed;
 } scan_worker;
 
-static void wait_rows(_Atomic int32_t *done, int32_t rows)
+/* Waits until block b has finished `rows` rows: a short spin (the block
+ * before is usually a row ahead), then asleep, so that a machine with more
+ * threads than free cores does not burn them spinning. */
+static void wait_rows(scan_ctx *c, int b, int32_t rows)
 {
-    while (atomic_load_explicit(done, memory_order_acquire) < rows)
-        sched_yield();
+    for (int i = 0; i < GEO_SPINS; i++)
+        if (atomic_load(&c->done[b]) >= rows)
+            return;
+    pthread_mutex_lock(&c->lock);
+    atomic_fetch_add(&c->waiters[b], 1);
+    while (atomic_load(&c->done[b]) < rows)
+        pthread_cond_wait(&c->moved, &c->lock);
+    atomic_fetch_sub(&c->waiters[b], 1);
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Block b has finished `rows` rows; wakes whoever sleeps on it. Both sides
+ * use sequentially consistent atomics: either the waiter sees the new count
+ * or this sees the waiter, and the broadcast under the lock cannot slip
+ * between its check and its sleep. */
+static void publish_rows(scan_ctx *c, int b, int32_t rows)
+{
+    atomic_store(&c->done[b], rows);
+    if (atomic_load(&c->waiters[b]) > 0) {
+        pthread_mutex_lock(&c->lock);
+        pthread_cond_broadcast(&c->moved);
+        pthread_mutex_unlock(&c->lock);
+    }
 }
 
 static void *scan_block(void *arg)
@@ -104,9 +134,9 @@ static void *scan_block(void *arg)
         /* the block before this one in the scan's direction: this row; the one after: the row before */
         int before = c->backward ? t + 1 : t - 1, after = c->backward ? t - 1 : t + 1;
         if (before >= 0 && before <= last)
-            wait_rows(&c->done[before], k + 1);
+            wait_rows(c, before, k + 1);
         if (after >= 0 && after <= last)
-            wait_rows(&c->done[after], k);
+            wait_rows(c, after, k);
         if (!c->backward) {
             /* from W (E of x-1), N (S of y-1), NW (SE of x-1,y-1), NE (SW of x+1,y-1) */
             const int32_t y = k;
@@ -135,7 +165,7 @@ static void *scan_block(void *arg)
                 }
             }
         }
-        atomic_store_explicit(&c->done[t], k + 1, memory_order_release);
+        publish_rows(c, t, k + 1);
     }
     sw->changed = changed;
     return NULL;
@@ -252,7 +282,8 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
     float *cost = malloc(sizeof(float) * (size_t)npx * (size_t)nd);
     if (!cost)
         return GB_ERR_NOMEM;
-    int blocks = threads < 1 ? 1 : threads > GEO_MAX_BLOCKS ? GEO_MAX_BLOCKS : threads;
+    int want = threads < 0 ? -threads : threads;
+    int blocks = want < 1 ? 1 : want > GEO_MAX_BLOCKS ? GEO_MAX_BLOCKS : want;
     cost_job jobs[GEO_MAX_BLOCKS];
     pthread_t tid[GEO_MAX_BLOCKS];
     int started[GEO_MAX_BLOCKS] = {0};
@@ -272,6 +303,8 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
         free(cost);
         return GB_ERR_NOMEM;
     }
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->moved, NULL);
     c->cost = cost;
     c->w = width;
     c->h = height;
@@ -279,6 +312,8 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
     c->seeds = seeds;
     if (blocks > width / GEO_MIN_BLOCK_WIDTH)
         blocks = width / GEO_MIN_BLOCK_WIDTH < 1 ? 1 : width / GEO_MIN_BLOCK_WIDTH;
+    if (npx < GEO_MIN_PARALLEL_PIXELS && threads > 0)
+        blocks = 1;
     c->nblocks = blocks;
     for (int t = 0; t <= blocks; t++)
         c->bx[t] = (int32_t)((int64_t)width * t / blocks);
@@ -292,6 +327,8 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
         c->parent = NULL;
         scan(c, GB_BACKGROUND, border);
     }
+    pthread_cond_destroy(&c->moved);
+    pthread_mutex_destroy(&c->lock);
     free(c);
     free(cost);
     return GB_OK;
