@@ -52,13 +52,22 @@ static inline int relax(const uint8_t *seeds, float *d, int32_t *parent, int64_t
 #define GEO_MIN_BLOCK_WIDTH 128
 /* below this many pixels a scan is a few milliseconds: one thread */
 #define GEO_MIN_PARALLEL_PIXELS (1 << 20)
-#define GEO_SPINS 4096
+#define GEO_SPINS (1 << 14)
 
 /* One scan over the photo by column blocks on threads, as a wavefront:
  * block t works on a row once block t-1 (the one before it in the scan's
  * direction) has finished that row and block t+1 the row before. Every
  * pixel then reads exactly the neighbour values a serial raster scan
  * reads, so the distances do not depend on the number of threads. */
+/* A block's progress, on cache lines of its own: the next block spins on
+ * it, and counters sharing a line slowed every store. */
+typedef struct block_sync {
+    _Alignas(128) _Atomic int32_t done; /* rows finished in this pass */
+    _Atomic int32_t waiters;            /* threads asleep on done */
+    pthread_mutex_t lock;
+    pthread_cond_t moved;
+} block_sync;
+
 typedef struct scan_ctx {
     const float *cost; /* per pixel, nd forward steps */
     int32_t w, h;
@@ -69,10 +78,7 @@ typedef struct scan_ctx {
     int backward;
     int nblocks;
     int32_t bx[GEO_MAX_BLOCKS + 1]; /* block t: columns [bx[t], bx[t + 1]) */
-    _Atomic int32_t done[GEO_MAX_BLOCKS]; /* rows finished in this pass */
-    _Atomic int waiters[GEO_MAX_BLOCKS];  /* threads asleep on done[t] */
-    pthread_mutex_t lock;
-    pthread_cond_t moved;
+    block_sync sync[GEO_MAX_BLOCKS];
     _Atomic int gate; /* 0: wait, 1: go, -1: leave (a thread did not start) */
 } scan_ctx;
 
@@ -82,33 +88,37 @@ typedef struct scan_worker {
     int64_t changed;
 } scan_worker;
 
-/* Waits until block b has finished `rows` rows: a short spin (the block
- * before is usually a row ahead), then asleep, so that a machine with more
- * threads than free cores does not burn them spinning. */
+/* Waits until block b has finished `rows` rows: a spin (with a core of
+ * its own, the block before is about a row ahead), then asleep, so that a
+ * machine with more threads than free cores does not burn them spinning. */
 static void wait_rows(scan_ctx *c, int b, int32_t rows)
 {
+    block_sync *bs = &c->sync[b];
     for (int i = 0; i < GEO_SPINS; i++)
-        if (atomic_load(&c->done[b]) >= rows)
+        if (atomic_load_explicit(&bs->done, memory_order_acquire) >= rows)
             return;
-    pthread_mutex_lock(&c->lock);
-    atomic_fetch_add(&c->waiters[b], 1);
-    while (atomic_load(&c->done[b]) < rows)
-        pthread_cond_wait(&c->moved, &c->lock);
-    atomic_fetch_sub(&c->waiters[b], 1);
-    pthread_mutex_unlock(&c->lock);
+    pthread_mutex_lock(&bs->lock);
+    atomic_fetch_add(&bs->waiters, 1);
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with publish_rows' fence */
+    while (atomic_load(&bs->done) < rows)
+        pthread_cond_wait(&bs->moved, &bs->lock);
+    atomic_fetch_sub(&bs->waiters, 1);
+    pthread_mutex_unlock(&bs->lock);
 }
 
-/* Block b has finished `rows` rows; wakes whoever sleeps on it. Both sides
- * use sequentially consistent atomics: either the waiter sees the new count
- * or this sees the waiter, and the broadcast under the lock cannot slip
- * between its check and its sleep. */
+/* Block b has finished `rows` rows; wakes whoever sleeps on it. The fence
+ * pairs with the waiter's increment: either the waiter then sees the new
+ * count or this sees the waiter, and the broadcast under the lock cannot
+ * slip between the waiter's check and its sleep. */
 static void publish_rows(scan_ctx *c, int b, int32_t rows)
 {
-    atomic_store(&c->done[b], rows);
-    if (atomic_load(&c->waiters[b]) > 0) {
-        pthread_mutex_lock(&c->lock);
-        pthread_cond_broadcast(&c->moved);
-        pthread_mutex_unlock(&c->lock);
+    block_sync *bs = &c->sync[b];
+    atomic_store_explicit(&bs->done, rows, memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&bs->waiters, memory_order_relaxed) > 0) {
+        pthread_mutex_lock(&bs->lock);
+        pthread_cond_broadcast(&bs->moved);
+        pthread_mutex_unlock(&bs->lock);
     }
 }
 
@@ -181,7 +191,7 @@ static int64_t scan_pass(scan_ctx *c, int backward)
     int started[GEO_MAX_BLOCKS] = {0};
     c->backward = backward;
     for (int t = 0; t < c->nblocks; t++)
-        atomic_store(&c->done[t], 0);
+        atomic_store(&c->sync[t].done, 0);
     int64_t changed = 0;
     if (c->nblocks > 1) {
         atomic_store(&c->gate, 0);
@@ -205,7 +215,7 @@ static int64_t scan_pass(scan_ctx *c, int backward)
             return changed;
         }
         for (int t = 0; t < c->nblocks; t++)
-            atomic_store(&c->done[t], 0);
+            atomic_store(&c->sync[t].done, 0);
     }
     int nblocks = c->nblocks;
     int32_t bx1 = c->bx[1];
@@ -298,13 +308,17 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
     for (int t = 1; t < blocks; t++)
         if (started[t])
             pthread_join(tid[t], NULL);
-    scan_ctx *c = calloc(1, sizeof *c);
+    scan_ctx *c = aligned_alloc(_Alignof(scan_ctx), sizeof *c); /* block_sync's cache lines */
+    if (c)
+        memset(c, 0, sizeof *c);
     if (!c) {
         free(cost);
         return GB_ERR_NOMEM;
     }
-    pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->moved, NULL);
+    for (int t = 0; t < GEO_MAX_BLOCKS; t++) {
+        pthread_mutex_init(&c->sync[t].lock, NULL);
+        pthread_cond_init(&c->sync[t].moved, NULL);
+    }
     c->cost = cost;
     c->w = width;
     c->h = height;
@@ -327,8 +341,10 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
         c->parent = NULL;
         scan(c, GB_BACKGROUND, border);
     }
-    pthread_cond_destroy(&c->moved);
-    pthread_mutex_destroy(&c->lock);
+    for (int t = 0; t < GEO_MAX_BLOCKS; t++) {
+        pthread_cond_destroy(&c->sync[t].moved);
+        pthread_mutex_destroy(&c->sync[t].lock);
+    }
     free(c);
     free(cost);
     return GB_OK;
