@@ -52,7 +52,7 @@ static inline int relax(const uint8_t *seeds, float *d, int32_t *parent, int64_t
 #define GEO_MIN_BLOCK_WIDTH 128
 /* below this many pixels a scan is a few milliseconds: one thread */
 #define GEO_MIN_PARALLEL_PIXELS (1 << 20)
-#define GEO_SPINS (1 << 14)
+#define GEO_SPINS (1 << 18)
 
 /* One scan over the photo by column blocks on threads, as a wavefront:
  * block t works on a row once block t-1 (the one before it in the scan's
