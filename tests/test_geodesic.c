@@ -33,6 +33,19 @@ static double step_cost(const uint8_t *rgb, int32_t w, int32_t p, int32_t q, dou
     return (diag ? M_SQRT2 : 1.0) * (0.001 + 1.0 - exp(-beta * d2));
 }
 
+/* The pixels next to u under conn (4 or 8); returns how many. */
+static int neighbours(int32_t u, int32_t w, int32_t h, int conn, int32_t out[8])
+{
+    int n = 0;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            int32_t x = u % w + dx, y = u / w + dy;
+            if ((dx || dy) && x >= 0 && y >= 0 && x < w && y < h && (conn == 8 || !(dx && dy)))
+                out[n++] = y * w + x;
+        }
+    return n;
+}
+
 /* Plain O(n^2) Dijkstra from the pixels labelled which, never entering the
  * other kind's seeds (as the scans). */
 static void dijkstra(const uint8_t *rgb, int32_t w, int32_t h, const uint8_t *seeds, uint8_t which, int conn,
@@ -50,18 +63,12 @@ static void dijkstra(const uint8_t *rgb, int32_t w, int32_t h, const uint8_t *se
         if (u < 0)
             break;
         done[u] = 1;
-        for (int dy = -1; dy <= 1; dy++)
-            for (int dx = -1; dx <= 1; dx++) {
-                int32_t x = u % w + dx, y = u / w + dy;
-                if ((!dx && !dy) || x < 0 || y < 0 || x >= w || y >= h || (conn == 4 && dx && dy))
-                    continue;
-                int32_t v = y * w + x;
-                if (seeds[v] != GB_UNMARKED)
-                    continue;
-                double c = d[u] + step_cost(rgb, w, u, v, beta);
-                if (c < d[v])
-                    d[v] = c;
-            }
+        int32_t nb[8];
+        for (int k = neighbours(u, w, h, conn, nb) - 1; k >= 0; k--) {
+            double c = d[u] + step_cost(rgb, w, u, nb[k], beta);
+            if (seeds[nb[k]] == GB_UNMARKED && c < d[nb[k]])
+                d[nb[k]] = c;
+        }
     }
     free(done);
 }
@@ -279,15 +286,10 @@ static int32_t reachable(const uint8_t *fg, const uint8_t *seeds, int32_t w, int
     while (top) {
         int32_t u = stack[--top];
         count++;
-        for (int dy = -1; dy <= 1; dy++)
-            for (int dx = -1; dx <= 1; dx++) {
-                int32_t x = u % w + dx, y = u / w + dy;
-                if ((!dx && !dy) || x < 0 || y < 0 || x >= w || y >= h || (conn == 4 && dx && dy))
-                    continue;
-                int32_t v = y * w + x;
-                if (fg[v] && !seen[v])
-                    seen[v] = 1, stack[top++] = v;
-            }
+        int32_t nb[8];
+        for (int k = neighbours(u, w, h, conn, nb) - 1; k >= 0; k--)
+            if (fg[nb[k]] && !seen[nb[k]])
+                seen[nb[k]] = 1, stack[top++] = nb[k];
     }
     free(stack);
     free(seen);
