@@ -46,8 +46,9 @@ enum {
     "  --star on|off         geodesic star convexity: every foreground pixel joins a\n"       \
     "                        foreground seed by its shortest path (default off)\n"          \
     "  --engine auto|cpu|gpu solver engine (default auto)\n"                                      \
-    "  --cpu-algorithm A     CPU solver: auto (default: Boykov-Kolmogorov from 0.35 to 6\n"  \
-    "                        Mpx, push-relabel outside), bk, ibfs or push-relabel\n"        \
+    "  --cpu-algorithm A     CPU solver: auto (default: Boykov-Kolmogorov with the geodesic\n" \
+    "                        prior; without it BK from 0.35 to 6 Mpx, push-relabel outside),\n" \
+    "                        bk, ibfs or push-relabel\n"                                     \
     "  --threads N           CPU threads for the network and the solve (default 0: every\n" \
     "                        core); the mask does not depend on N\n"                      \
     "  --device N            CUDA device (default 0)\n"                                           \
