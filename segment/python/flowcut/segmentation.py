@@ -2,7 +2,8 @@
 
 Options are the command line's, as keywords with '_' for '-' (a trailing
 '_' is dropped, so lambda_=100 is --lambda 100): lambda_, connectivity,
-model, uniform_mix, iterations, engine, cpu_algorithm, device. The library
+model, uniform_mix, geodesic, border ("off" or a distance), star ("on" or
+"off"), iterations, engine, cpu_algorithm, device, threads. The library
 checks every value and raises ValueError with its message."""
 import ctypes
 
