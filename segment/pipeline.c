@@ -275,6 +275,8 @@ static int job_finish(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
     return rc;
 }
 
+#define SEG_AUTO_CPU_PIXELS 750000
+
 /* CUDA's start (driver, context, stream: about 0.3 s) on a thread of its
  * own while the photo decodes and the network is built. */
 typedef struct gpu_start {
@@ -298,6 +300,19 @@ static void *gpu_start_main(void *arg)
 static int job_run_files(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o,
                          mf_gpu_solver *solver)
 {
+    seg_options small;
+    int32_t w, h;
+    /* --engine auto without a running GPU solver: starting CUDA (about
+     * 0.27 s on the H100 machine) costs more than a small photo's whole CPU
+     * run with the geodesic prior (0.24 Mpx: 0.15 s on the CPU against
+     * 0.34 s on the GPU, wall, tests/bench/latency.sh), so photos under
+     * SEG_AUTO_CPU_PIXELS stay on the CPU; the size comes from the header */
+    if (!solver && o->solve.engine == MF_ENGINE_AUTO && o->graph.geodesic > 0 &&
+        img_probe_size(image_path, &w, &h) == IMG_OK && (int64_t)w * h < SEG_AUTO_CPU_PIXELS) {
+        small = *o;
+        small.solve.engine = MF_ENGINE_CPU;
+        o = &small;
+    }
     gpu_start gs = {.device = o->solve.device};
     if (!solver && o->solve.engine != MF_ENGINE_CPU && mf_gpu_compiled())
         gs.started = pthread_create(&gs.thread, NULL, gpu_start_main, &gs) == 0;

@@ -138,6 +138,32 @@ static void test_corrupt_and_oversized_inputs_fail_with_the_file_name(void **sta
     unlink(path);
 }
 
+/* Header probes agree with full decodes (the stored size: EXIF rotation
+ * swaps it, the pixel count stays), refuse what they cannot read, and
+ * read an oversized header's size without allocating it. */
+static void test_probe_size(void **state)
+{
+    (void)state;
+    static const char *files[] = {"tiny.jpg", "tiny-exif6.jpg", "grey16-alpha.png", "seeds-palette.png"};
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        int32_t w = 0, h = 0;
+        assert_int_equal(img_probe_size(test_data_path(files[k]), &w, &h), IMG_OK);
+        img_image a;
+        img_error err = {0};
+        assert_int_equal(img_load_rgb(test_data_path(files[k]), 0, &a, &err), IMG_OK);
+        assert_int_equal((int64_t)w * h, (int64_t)a.width * a.height);
+        img_free(&a);
+    }
+    int32_t w, h;
+    assert_int_equal(img_probe_size(test_data_path("huge-header.png"), &w, &h), IMG_OK);
+    assert_int_equal(w, 200000);
+    assert_int_equal(h, 200000);
+    assert_int_equal(img_probe_size(test_data_path("tiny.bmp"), &w, &h), IMG_ERR_FORMAT);
+    assert_int_equal(img_probe_size(test_data_path("no-such-file.png"), &w, &h), IMG_ERR_IO);
+    assert_int_equal(img_probe_size(test_data_path("max_flow.dat"), &w, &h), IMG_ERR_FORMAT);
+    assert_int_equal(img_probe_size(NULL, &w, &h), IMG_ERR_INVALID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +172,7 @@ int main(void)
         cmocka_unit_test(test_sixteen_bit_grey_alpha),
         cmocka_unit_test(test_jpeg_and_exif_orientation),
         cmocka_unit_test(test_stb_formats),
+        cmocka_unit_test(test_probe_size),
         cmocka_unit_test(test_corrupt_and_oversized_inputs_fail_with_the_file_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

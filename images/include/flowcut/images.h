@@ -56,6 +56,13 @@ int img_load_rgb(const char *path, int64_t max_pixels, img_image *out, img_error
  * true-colour images (alpha dropped). 16-bit samples are scaled to 8. */
 int img_load_labels(const char *path, int64_t max_pixels, img_image *out, img_error *err);
 
+/* The stored width and height of a PNG or JPEG from its first bytes,
+ * without decoding (a JPEG's EXIF rotation may swap them; the pixel count
+ * is the same): IMG_OK, or IMG_ERR_FORMAT for other formats and
+ * IMG_ERR_IO / IMG_ERR_CORRUPT when the header cannot be read. For
+ * decisions before a full load, e.g. which engine to start. */
+int img_probe_size(const char *path, int32_t *width, int32_t *height);
+
 /* Writes an 8-bit PNG (1, 3 or 4 channels) to an open stream. */
 int img_write_png(FILE *f, const img_image *img, const char *name, img_error *err);
 
