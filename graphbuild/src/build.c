@@ -43,7 +43,7 @@ typedef struct build {
     int32_t *cancelled;
     int all_terminals; /* both terminal arcs at every pixel, zero or not */
     double geodesic;   /* weight of the geodesic prior, 0: none */
-    float *dist_fg, *dist_bg;
+    float *dist_fg, *dist_bg; /* dist_bg only with the prior (star needs dist_fg alone) */
     int32_t *parent_fg; /* star convexity: p on the source side => parent too */
     mf_graph *g;
     band bands[MAX_BANDS];
@@ -159,7 +159,7 @@ static void pass_terminals(build *b, band *bd)
             int32_t cs, ct;
             uint8_t seed = b->seeds ? b->seeds[i] : GB_UNMARKED;
             gb_pixel_terminals(b->rgb + 3 * i, seed, b->models, b->K, &cs, &ct);
-            if (b->dist_fg && seed == GB_UNMARKED)
+            if (b->dist_bg && seed == GB_UNMARKED)
                 add_geodesic_prior(b, i, &cs, &ct);
             int32_t m = cs < ct ? cs : ct;
             bd->offset += m;
@@ -387,9 +387,9 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     if (seeds && (p->geodesic > 0 || p->star)) {
         b->geodesic = p->geodesic;
         b->dist_fg = malloc(sizeof(float) * (size_t)npx);
-        b->dist_bg = malloc(sizeof(float) * (size_t)npx);
+        b->dist_bg = p->geodesic > 0 ? malloc(sizeof(float) * (size_t)npx) : NULL;
         b->parent_fg = p->star ? malloc(sizeof(int32_t) * (size_t)npx) : NULL;
-        if (!b->dist_fg || !b->dist_bg || (p->star && !b->parent_fg)) {
+        if (!b->dist_fg || (p->geodesic > 0 && !b->dist_bg) || (p->star && !b->parent_fg)) {
             rc = GB_ERR_NOMEM;
             goto done;
         }
@@ -397,11 +397,6 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
                          b->dist_bg, b->parent_fg);
         if (rc)
             goto done;
-        if (!(p->geodesic > 0)) { /* star alone */
-            free(b->dist_fg);
-            free(b->dist_bg);
-            b->dist_fg = b->dist_bg = NULL;
-        }
     }
     run_pass(b, pass_terminals, threads);
     int64_t m = 0, offset = 0, source_arcs = 0, in_pixels = 0;
