@@ -493,7 +493,7 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
         return mf_fail(err, MF_ERR_INVALID, NULL, 0, "CPU engine (BK): graph has %d vertices", n);
     mf_residual r;
     bk_node *v = mf_alloc_big(sizeof(bk_node) * (size_t)n);
-    int64_t *tr = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t *tr = mf_alloc_big(sizeof(int64_t) * (size_t)n);
     int64_t flow = 0, augmentations = 0;
     memset(res, 0, sizeof *res);
     double t0 = mf_now();

@@ -51,7 +51,7 @@ static void fill_reverse(void *ctx, int32_t lo, int32_t hi)
 int mf_residual_init_threads(mf_residual *r, const mf_graph *g, int threads)
 {
     int32_t n = g->num_vertices, m = g->num_arcs;
-    r->first = malloc(sizeof(int32_t) * ((size_t)n + 1));
+    r->first = mf_alloc_big(sizeof(int32_t) * ((size_t)n + 1));
     r->arcs = mf_alloc_big(sizeof(mf_rarc) * (2 * (size_t)m + 1));
     if (!r->first || !r->arcs) {
         mf_residual_free(r);

@@ -49,20 +49,18 @@ static int64_t sum_terminal_caps(int32_t n, const mf_graph *g, int64_t *from_s, 
 int mf_terminal_residuals(const mf_graph *g, int64_t *tr, int64_t *flow)
 {
     int32_t n = g->num_vertices;
-    int64_t *from_s = calloc((size_t)n, sizeof(int64_t));
-    int64_t *to_t = calloc((size_t)n, sizeof(int64_t));
-    if (!from_s || !to_t) {
-        free(from_s);
-        free(to_t);
+    /* the capacities from the source add up in tr itself */
+    int64_t *to_t = mf_alloc_big(sizeof(int64_t) * (size_t)n);
+    if (!to_t)
         return MF_ERR_NOMEM;
-    }
+    memset(tr, 0, sizeof(int64_t) * (size_t)n);
+    memset(to_t, 0, sizeof(int64_t) * (size_t)n);
     /* pre-cancelled capacity is flow through s -> v -> t at once */
-    *flow += sum_terminal_caps(n, g, from_s, to_t);
+    *flow += sum_terminal_caps(n, g, tr, to_t);
     for (int32_t v = 0; v < n; v++) {
-        *flow += from_s[v] < to_t[v] ? from_s[v] : to_t[v];
-        tr[v] = from_s[v] - to_t[v];
+        *flow += tr[v] < to_t[v] ? tr[v] : to_t[v];
+        tr[v] -= to_t[v];
     }
-    free(from_s);
     free(to_t);
     return MF_OK;
 }
