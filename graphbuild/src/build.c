@@ -289,25 +289,31 @@ static void *run_worker(void *arg)
     return NULL;
 }
 
+void gb_run_threads(void *(*fn)(void *), void *items, size_t size, int count)
+{
+    pthread_t tid[MAX_BANDS];
+    int started[MAX_BANDS];
+    char *item = items;
+    for (int t = 0; t < count; t++)
+        started[t] = t > 0 && pthread_create(&tid[t], NULL, fn, item + (size_t)t * size) == 0;
+    for (int t = 0; t < count; t++)
+        if (!started[t])
+            fn(item + (size_t)t * size);
+    for (int t = 1; t < count; t++)
+        if (started[t])
+            pthread_join(tid[t], NULL);
+}
+
 /* Runs fn on every band with up to `threads` threads (the caller is one;
  * it also takes the share of any thread that could not start). */
 static void run_pass(build *b, pass_fn fn, int threads)
 {
-    pthread_t tid[MAX_BANDS];
     worker ws[MAX_BANDS];
-    int started[MAX_BANDS];
     if (threads > b->nbands)
         threads = b->nbands;
-    for (int t = 0; t < threads; t++) {
-        ws[t] = (worker){b, fn, t, threads};
-        started[t] = t > 0 && pthread_create(&tid[t], NULL, run_worker, &ws[t]) == 0;
-    }
     for (int t = 0; t < threads; t++)
-        if (!started[t])
-            run_worker(&ws[t]);
-    for (int t = 1; t < threads; t++)
-        if (started[t])
-            pthread_join(tid[t], NULL);
+        ws[t] = (worker){b, fn, t, threads};
+    gb_run_threads(run_worker, ws, sizeof ws[0], threads);
 }
 
 static int build_network(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,

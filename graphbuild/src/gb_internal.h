@@ -24,6 +24,13 @@ static inline int gb_lut_index(const unsigned char *px)
     return ((px[0] / GB_LUT_STEP) * GB_LUT_SIDE + px[1] / GB_LUT_STEP) * GB_LUT_SIDE + px[2] / GB_LUT_STEP;
 }
 
+#include <stddef.h>
+
+/* Runs fn on items[0 .. count) (items `size` bytes apart, count <= 256):
+ * item 0 on the caller, the others on threads of their own; an item whose
+ * thread cannot start runs on the caller (build.c). */
+void gb_run_threads(void *(*fn)(void *), void *items, size_t size, int count);
+
 /* Geodesic distances from the foreground and background seeds (either
  * output may be NULL; unseeded border pixels start the background
  * distance at `border` unless it is negative) and the foreground

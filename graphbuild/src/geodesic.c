@@ -295,19 +295,10 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
     int want = threads < 0 ? -threads : threads;
     int blocks = want < 1 ? 1 : want > GEO_MAX_BLOCKS ? GEO_MAX_BLOCKS : want;
     cost_job jobs[GEO_MAX_BLOCKS];
-    pthread_t tid[GEO_MAX_BLOCKS];
-    int started[GEO_MAX_BLOCKS] = {0};
-    for (int t = 0; t < blocks; t++) {
+    for (int t = 0; t < blocks; t++)
         jobs[t] = (cost_job){rgb, width, (int32_t)((int64_t)height * t / blocks),
                              (int32_t)((int64_t)height * (t + 1) / blocks), height, nd, beta, cost};
-        started[t] = t > 0 && pthread_create(&tid[t], NULL, cost_rows, &jobs[t]) == 0;
-    }
-    for (int t = 0; t < blocks; t++)
-        if (!started[t])
-            cost_rows(&jobs[t]);
-    for (int t = 1; t < blocks; t++)
-        if (started[t])
-            pthread_join(tid[t], NULL);
+    gb_run_threads(cost_rows, jobs, sizeof jobs[0], blocks);
     scan_ctx *c = aligned_alloc(_Alignof(scan_ctx), sizeof *c); /* block_sync's cache lines */
     if (c)
         memset(c, 0, sizeof *c);
