@@ -49,6 +49,31 @@ static void test_verify_rejects_a_wrong_certificate(void **state)
     mf_arclist_free(&list);
 }
 
+/* mf_alloc_big: usable for every size, page-aligned from 64 KiB, huge-page
+ * aligned from 2 MiB; mf_calloc_big zeroes and refuses overflowing sizes. */
+static void test_big_allocations(void **state)
+{
+    (void)state;
+    const size_t sizes[] = {0, 1, 4096, (size_t)64 << 10, ((size_t)64 << 10) + 3, (size_t)3 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint8_t *p = mf_alloc_big(sizes[i]);
+        assert_non_null(p);
+        if (sizes[i] >= ((size_t)64 << 10))
+            assert_int_equal((uintptr_t)p % 4096, 0);
+        if (sizes[i] >= ((size_t)2 << 20))
+            assert_int_equal((uintptr_t)p % ((size_t)2 << 20), 0);
+        memset(p, 0xab, sizes[i]);
+        free(p);
+        int32_t *z = mf_calloc_big(sizes[i] / 4 + 1, sizeof(int32_t));
+        assert_non_null(z);
+        for (size_t k = 0; k < sizes[i] / 4 + 1; k++)
+            assert_int_equal(z[k], 0);
+        free(z);
+    }
+    assert_null(mf_calloc_big(SIZE_MAX / 2, 4));
+    assert_null(mf_alloc_big(SIZE_MAX - 100));
+}
+
 static void test_gpu_engine_absent_or_named(void **state)
 {
     (void)state;
@@ -88,6 +113,7 @@ int main(void)
         cmocka_unit_test(test_value_beyond_32_bits),
         cmocka_unit_test(test_verify_rejects_a_wrong_certificate),
         cmocka_unit_test(test_gpu_engine_absent_or_named),
+        cmocka_unit_test(test_big_allocations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -358,8 +358,8 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     b->cancelled = cancelled;
     b->all_terminals = all_terminals;
     b->g = g;
-    b->w = malloc(sizeof(int32_t) * (size_t)npx * (size_t)nd);
-    b->term = malloc(sizeof(int32_t) * (size_t)npx);
+    b->w = mf_alloc_big(sizeof(int32_t) * (size_t)npx * (size_t)nd);
+    b->term = mf_alloc_big(sizeof(int32_t) * (size_t)npx);
     if (!b->w || !b->term) {
         rc = GB_ERR_NOMEM;
         goto done;
@@ -392,9 +392,9 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
         *seed_cap = b->K;
     if (seeds && (p->geodesic > 0 || p->star)) {
         b->geodesic = p->geodesic;
-        b->dist_fg = malloc(sizeof(float) * (size_t)npx);
-        b->dist_bg = p->geodesic > 0 ? malloc(sizeof(float) * (size_t)npx) : NULL;
-        b->parent_fg = p->star ? malloc(sizeof(int32_t) * (size_t)npx) : NULL;
+        b->dist_fg = mf_alloc_big(sizeof(float) * (size_t)npx);
+        b->dist_bg = p->geodesic > 0 ? mf_alloc_big(sizeof(float) * (size_t)npx) : NULL;
+        b->parent_fg = p->star ? mf_alloc_big(sizeof(int32_t) * (size_t)npx) : NULL;
         if (!b->dist_fg || (p->geodesic > 0 && !b->dist_bg) || (p->star && !b->parent_fg)) {
             rc = GB_ERR_NOMEM;
             goto done;

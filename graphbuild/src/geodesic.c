@@ -289,7 +289,7 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
         return GB_ERR_INVALID;
     const int nd = connectivity == 4 ? 2 : 4;
     const int64_t npx = (int64_t)width * height;
-    float *cost = malloc(sizeof(float) * (size_t)npx * (size_t)nd);
+    float *cost = mf_alloc_big(sizeof(float) * (size_t)npx * (size_t)nd);
     if (!cost)
         return GB_ERR_NOMEM;
     int want = threads < 0 ? -threads : threads;

@@ -57,7 +57,7 @@ static int collect(const uint8_t *rgb, int64_t npx, const uint8_t *labels, uint8
     if (!total)
         return GB_OK;
     int64_t step = total > MAX_SAMPLES ? (total + MAX_SAMPLES - 1) / MAX_SAMPLES : 1;
-    double *s = malloc(sizeof(double) * 3 * (size_t)(total / step + 1));
+    double *s = mf_alloc_big(sizeof(double) * 3 * (size_t)(total / step + 1));
     if (!s)
         return GB_ERR_NOMEM;
     int64_t seen = 0;
@@ -124,8 +124,8 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
     if (count < k)
         k = count;
     *k_out = k;
-    int32_t *assign = malloc(sizeof(int32_t) * (size_t)count);
-    double *resp = malloc(sizeof(double) * (size_t)count * (size_t)k);
+    int32_t *assign = mf_alloc_big(sizeof(int32_t) * (size_t)count);
+    double *resp = mf_alloc_big(sizeof(double) * (size_t)count * (size_t)k);
     if (!assign || !resp) {
         free(assign);
         free(resp);
@@ -307,10 +307,10 @@ int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8
         !(p->uniform_mix >= 0 && p->uniform_mix < 1))
         return GB_ERR_INVALID;
     int64_t npx = (int64_t)width * height;
-    gb_models *m = calloc(1, sizeof *m);
+    gb_models *m = mf_calloc_big(1, sizeof *m);
     /* only the colours of this photo need a cost: a 0.2 Mpx photo uses a
      * small part of the table, and evaluating the mixtures is the cost */
-    uint8_t *present = calloc(GB_LUT_SIZE, 1);
+    uint8_t *present = mf_calloc_big(GB_LUT_SIZE, 1);
     if (!m || !present) {
         free(m);
         free(present);

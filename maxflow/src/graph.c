@@ -98,8 +98,8 @@ int mf_graph_alloc(mf_graph *g, int32_t n, int32_t m)
     g->source = 0;
     g->sink = n - 1;
     size_t mm = m ? (size_t)m : 1;
-    g->out_start = calloc((size_t)n + 1, sizeof(int32_t));
-    g->in_start = calloc((size_t)n + 1, sizeof(int32_t));
+    g->out_start = mf_calloc_big((size_t)n + 1, sizeof(int32_t));
+    g->in_start = mf_calloc_big((size_t)n + 1, sizeof(int32_t));
     g->arc_head = mf_alloc_big(mm * sizeof(int32_t));
     g->arc_cap = mf_alloc_big(mm * sizeof(int32_t));
     g->arc_rcap = mf_alloc_big(mm * sizeof(int32_t));
@@ -429,7 +429,7 @@ int mf_result_alloc(mf_result *r, const mf_graph *g, int with_flow)
 {
     memset(r, 0, sizeof *r);
     r->flow = with_flow ? mf_alloc_big(sizeof(int32_t) * (size_t)g->num_arcs) : NULL;
-    r->source_side = calloc((size_t)g->num_vertices, 1);
+    r->source_side = mf_calloc_big((size_t)g->num_vertices, 1);
     r->num_arcs = g->num_arcs;
     r->num_vertices = g->num_vertices;
     if ((with_flow && !r->flow) || !r->source_side) {

@@ -24,11 +24,6 @@ double mf_now(void);
 /* flow is left NULL unless with_flow. */
 int mf_result_alloc(mf_result *r, const mf_graph *g, int with_flow);
 
-/* malloc for the big per-arc arrays: from 2 MiB up the block is aligned
- * and marked for transparent huge pages where the OS has them, because on
- * 0.2 Mpx photos page faults on fresh arrays were 14% of a segment run.
- * Release with free(). */
-void *mf_alloc_big(size_t bytes);
 
 /* One residual arc; each stored arc appears twice (forward from its tail,
  * reverse from its head) and sister links the pair. rres mirrors the
