@@ -33,19 +33,29 @@
 /* the same forward directions as the builder: E, S, SE, SW */
 static const int GDX[4] = {1, 0, 1, -1}, GDY[4] = {0, 1, 1, 1};
 
-/* Relaxes p from its neighbour q through a step of cost c. Only unseeded
- * pixels move: seeds of the scanned kind stay at 0 and those of the other
- * kind stay unreached, so no path runs through the other region's seeds. */
-static inline int relax(const uint8_t *seeds, float *d, int32_t *parent, int64_t p, int64_t q, float c)
+/* A pixel's candidates from its neighbours q through steps of cost c, in
+ * a fixed order: the first strictly shorter one wins, as if each had been
+ * written at once. Only unseeded pixels move (the scans skip seeds): seeds
+ * of the scanned kind stay at 0 and those of the other kind stay
+ * unreached, so no path runs through the other region's seeds. */
+static inline void relax(float *best, int64_t *from, const float *d, int64_t q, float c)
 {
     float v = d[q] + c;
-    if (v < d[p] && seeds[p] == GB_UNMARKED) {
-        d[p] = v;
-        if (parent)
-            parent[p] = (int32_t)q;
-        return 1;
+    if (v < *best) {
+        *best = v;
+        *from = q;
     }
-    return 0;
+}
+
+/* Stores the pixel's best candidate; 1 when it moved. */
+static inline int settle(float *d, int32_t *parent, int64_t p, float best, int64_t from)
+{
+    if (from < 0)
+        return 0;
+    d[p] = best;
+    if (parent)
+        parent[p] = (int32_t)from;
+    return 1;
 }
 
 #define GEO_MAX_BLOCKS 64
@@ -152,27 +162,37 @@ static void *scan_block(void *arg)
             const int32_t y = k;
             for (int32_t x = x0; x < x1; x++) {
                 int64_t p = (int64_t)y * w + x;
+                if (seeds[p] != GB_UNMARKED)
+                    continue;
+                float best = d[p];
+                int64_t from = -1;
                 if (x > 0)
-                    changed += relax(seeds, d, parent, p, p - 1, cost[(p - 1) * nd + 0]);
+                    relax(&best, &from, d, p - 1, cost[(p - 1) * nd + 0]);
                 if (y > 0)
-                    changed += relax(seeds, d, parent, p, p - w, cost[(p - w) * nd + 1]);
+                    relax(&best, &from, d, p - w, cost[(p - w) * nd + 1]);
                 if (nd == 4 && y > 0) {
                     if (x > 0)
-                        changed += relax(seeds, d, parent, p, p - w - 1, cost[(p - w - 1) * nd + 2]);
+                        relax(&best, &from, d, p - w - 1, cost[(p - w - 1) * nd + 2]);
                     if (x + 1 < w)
-                        changed += relax(seeds, d, parent, p, p - w + 1, cost[(p - w + 1) * nd + 3]);
+                        relax(&best, &from, d, p - w + 1, cost[(p - w + 1) * nd + 3]);
                 }
+                changed += settle(d, parent, p, best, from);
             }
         } else {
             /* from E, S, SE, SW: the pixel's own forward steps */
             const int32_t y = h - 1 - k;
             for (int32_t x = x1 - 1; x >= x0; x--) {
                 int64_t p = (int64_t)y * w + x;
+                if (seeds[p] != GB_UNMARKED)
+                    continue;
+                float best = d[p];
+                int64_t from = -1;
                 for (int q = 0; q < nd; q++) {
                     int32_t qx = x + GDX[q], qy = y + GDY[q];
                     if (qx >= 0 && qx < w && qy < h)
-                        changed += relax(seeds, d, parent, p, (int64_t)qy * w + qx, cost[p * nd + q]);
+                        relax(&best, &from, d, (int64_t)qy * w + qx, cost[p * nd + q]);
                 }
+                changed += settle(d, parent, p, best, from);
             }
         }
         publish_rows(c, t, k + 1);
@@ -252,6 +272,20 @@ static void scan(scan_ctx *c, uint8_t which, double border)
     }
 }
 
+/* One region's distances, on its own context. */
+typedef struct region_job {
+    scan_ctx *c;
+    uint8_t which;
+    double border;
+} region_job;
+
+static void *scan_region(void *arg)
+{
+    region_job *j = arg;
+    scan(j->c, j->which, j->border);
+    return NULL;
+}
+
 /* Step costs of rows [y0, y1): per pixel, its nd forward steps. */
 typedef struct cost_job {
     const uint8_t *rgb;
@@ -299,43 +333,52 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
         jobs[t] = (cost_job){rgb, width, (int32_t)((int64_t)height * t / blocks),
                              (int32_t)((int64_t)height * (t + 1) / blocks), height, nd, beta, cost};
     gb_run_threads(cost_rows, jobs, sizeof jobs[0], blocks);
-    scan_ctx *c = aligned_alloc(_Alignof(scan_ctx), sizeof *c); /* block_sync's cache lines */
-    if (c)
-        memset(c, 0, sizeof *c);
-    if (!c) {
-        free(cost);
-        return GB_ERR_NOMEM;
-    }
-    for (int t = 0; t < GEO_MAX_BLOCKS; t++) {
-        pthread_mutex_init(&c->sync[t].lock, NULL);
-        pthread_cond_init(&c->sync[t].moved, NULL);
-    }
-    c->cost = cost;
-    c->w = width;
-    c->h = height;
-    c->nd = nd;
-    c->seeds = seeds;
     if (blocks > width / GEO_MIN_BLOCK_WIDTH)
         blocks = width / GEO_MIN_BLOCK_WIDTH < 1 ? 1 : width / GEO_MIN_BLOCK_WIDTH;
     if (npx < GEO_MIN_PARALLEL_PIXELS && threads > 0)
         blocks = 1;
-    c->nblocks = blocks;
-    for (int t = 0; t <= blocks; t++)
-        c->bx[t] = (int32_t)((int64_t)width * t / blocks);
-    if (dist_fg) {
-        c->d = dist_fg;
-        c->parent = parent_fg;
-        scan(c, GB_FOREGROUND, -1.0);
+    /* one context a region: on one column block each, the two regions'
+     * scans run side by side when there are two threads */
+    scan_ctx *c = aligned_alloc(_Alignof(scan_ctx), 2 * sizeof *c); /* block_sync's cache lines */
+    if (!c) {
+        free(cost);
+        return GB_ERR_NOMEM;
     }
-    if (dist_bg) {
-        c->d = dist_bg;
-        c->parent = NULL;
-        scan(c, GB_BACKGROUND, border);
+    memset(c, 0, 2 * sizeof *c);
+    region_job rj[2];
+    int nr = 0;
+    for (int r = 0; r < 2; r++) {
+        float *d = r == 0 ? dist_fg : dist_bg;
+        if (!d)
+            continue;
+        scan_ctx *cr = &c[nr];
+        for (int t = 0; t < GEO_MAX_BLOCKS; t++) {
+            pthread_mutex_init(&cr->sync[t].lock, NULL);
+            pthread_cond_init(&cr->sync[t].moved, NULL);
+        }
+        cr->cost = cost;
+        cr->w = width;
+        cr->h = height;
+        cr->nd = nd;
+        cr->seeds = seeds;
+        cr->nblocks = blocks;
+        for (int t = 0; t <= blocks; t++)
+            cr->bx[t] = (int32_t)((int64_t)width * t / blocks);
+        cr->d = d;
+        cr->parent = r == 0 ? parent_fg : NULL;
+        rj[nr++] = (region_job){cr, r == 0 ? GB_FOREGROUND : GB_BACKGROUND, r == 0 ? -1.0 : border};
     }
-    for (int t = 0; t < GEO_MAX_BLOCKS; t++) {
-        pthread_cond_destroy(&c->sync[t].moved);
-        pthread_mutex_destroy(&c->sync[t].lock);
+    if (nr == 2 && blocks == 1 && want >= 2) {
+        gb_run_threads(scan_region, rj, sizeof rj[0], 2);
+    } else {
+        for (int r = 0; r < nr; r++)
+            scan_region(&rj[r]);
     }
+    for (int r = 0; r < nr; r++)
+        for (int t = 0; t < GEO_MAX_BLOCKS; t++) {
+            pthread_cond_destroy(&c[r].sync[t].moved);
+            pthread_mutex_destroy(&c[r].sync[t].lock);
+        }
     free(c);
     free(cost);
     return GB_OK;
