@@ -17,7 +17,7 @@
 
 #include "flowcut/images.h"
 
-#include <microhttpd.h>
+#include "ui_mhd.h"
 
 #include <errno.h>
 #include <math.h>
@@ -439,6 +439,10 @@ int ui_server_start(const ui_config *cfg, int listen_fd, ui_server **out, char *
         return -1;
     }
     s->cfg = *cfg;
+    if (ui_mhd_load(msg, msg_size)) {
+        free(s);
+        return -1;
+    }
     /* the photo as PNG once: the page draws it and the mask over it */
     img_image ph = {seg_session_width(cfg->session), seg_session_height(cfg->session), 3,
                     (uint8_t *)seg_session_rgb(cfg->session)};
