@@ -37,6 +37,7 @@ typedef struct build {
     int32_t width, height;
     int nd;
     double beta, wscale;
+    double *similarity; /* exp(-beta * d2), gb_similarity_table */
     int32_t K;
     int32_t *w;      /* npx * nd weights, 0 where the neighbour is outside */
     int32_t *term;   /* cs - ct after pre-cancelling */
@@ -89,7 +90,7 @@ static void pass_weights(build *b, band *bd)
                     const uint8_t *p = b->rgb + 3 * pi;
                     double dist = (FDX[d] && FDY[d]) ? M_SQRT2 : 1.0;
                     int32_t d2 = colour_dist2(p, p + 3 * ((int64_t)FDY[d] * b->width + FDX[d]));
-                    w = (int32_t)(b->wscale * exp(-b->beta * d2) / dist + 0.5);
+                    w = (int32_t)(b->wscale * b->similarity[d2] / dist + 0.5);
                 }
                 b->w[pi * b->nd + d] = w;
             }
@@ -304,6 +305,33 @@ void gb_run_threads(void *(*fn)(void *), void *items, size_t size, int count)
             pthread_join(tid[t], NULL);
 }
 
+typedef struct similarity_job {
+    double beta, *table;
+    int32_t lo, hi;
+} similarity_job;
+
+static void *similarity_rows(void *arg)
+{
+    similarity_job *j = arg;
+    for (int32_t d2 = j->lo; d2 < j->hi; d2++)
+        j->table[d2] = exp(-j->beta * d2);
+    return NULL;
+}
+
+double *gb_similarity_table(double beta, int threads)
+{
+    double *table = mf_alloc_big(sizeof(double) * (GB_DIST2_MAX + 1));
+    if (!table)
+        return NULL;
+    similarity_job jobs[MAX_BANDS];
+    int count = threads < 1 ? 1 : threads > 16 ? 16 : threads; /* 195,076 values: a few ms on one core */
+    for (int t = 0; t < count; t++)
+        jobs[t] = (similarity_job){beta, table, (int32_t)((int64_t)(GB_DIST2_MAX + 1) * t / count),
+                                   (int32_t)((int64_t)(GB_DIST2_MAX + 1) * (t + 1) / count)};
+    gb_run_threads(similarity_rows, jobs, sizeof jobs[0], count);
+    return table;
+}
+
 /* Runs fn on every band with up to `threads` threads (the caller is one;
  * it also takes the share of any thread that could not start). */
 static void run_pass(build *b, pass_fn fn, int threads)
@@ -382,6 +410,11 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     }
     b->beta = pairs && sum > 0 ? 1.0 / (2.0 * (double)sum / (double)pairs) : 0.0;
     b->wscale = GB_SCALE * p->lambda;
+    b->similarity = gb_similarity_table(b->beta, threads);
+    if (!b->similarity) {
+        rc = GB_ERR_NOMEM;
+        goto done;
+    }
     run_pass(b, pass_weights, threads);
     run_pass(b, pass_kmax, threads);
     int32_t kmax = 0;
@@ -399,8 +432,8 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
             rc = GB_ERR_NOMEM;
             goto done;
         }
-        rc = gb_geodesic(rgb, width, height, seeds, p->connectivity, b->beta, p->border, threads, b->dist_fg,
-                         b->dist_bg, b->parent_fg);
+        rc = gb_geodesic_with(rgb, width, height, seeds, p->connectivity, b->similarity, p->border, threads,
+                              b->dist_fg, b->dist_bg, b->parent_fg);
         if (rc)
             goto done;
     }
@@ -450,6 +483,7 @@ done:
         mf_graph_free(g);
     free(b->w);
     free(b->term);
+    free(b->similarity);
     free(b->dist_fg);
     free(b->dist_bg);
     free(b->parent_fg);

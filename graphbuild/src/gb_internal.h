@@ -31,6 +31,14 @@ static inline int gb_lut_index(const unsigned char *px)
  * thread cannot start runs on the caller (build.c). */
 void gb_run_threads(void *(*fn)(void *), void *items, size_t size, int count);
 
+/* exp(-beta * d2) for every squared colour difference d2 of two RGB
+ * pixels, 0 .. GB_DIST2_MAX, filled on up to `threads` threads (release
+ * with free()); NULL when out of memory. The n-link weights and the
+ * geodesic step costs both read it: a photo has far fewer distinct
+ * differences than neighbour pairs, and exp was 6% of a segment run. */
+#define GB_DIST2_MAX (3 * 255 * 255)
+double *gb_similarity_table(double beta, int threads);
+
 /* Geodesic distances from the foreground and background seeds (either
  * output may be NULL; unseeded border pixels start the background
  * distance at `border` unless it is negative) and the foreground
@@ -40,5 +48,9 @@ void gb_run_threads(void *(*fn)(void *), void *items, size_t size, int count);
  * blocks whatever the size, for tests); see geodesic.c. */
 int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds, int connectivity,
                 double beta, double border, int threads, float *dist_fg, float *dist_bg, int32_t *parent_fg);
+/* The same with beta's similarity table given (gb_similarity_table). */
+int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds, int connectivity,
+                     const double *similarity, double border, int threads, float *dist_fg, float *dist_bg,
+                     int32_t *parent_fg);
 
 #endif

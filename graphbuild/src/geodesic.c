@@ -291,7 +291,7 @@ typedef struct cost_job {
     const uint8_t *rgb;
     int32_t width, y0, y1, height;
     int nd;
-    double beta;
+    const double *similarity;
     float *cost;
 } cost_job;
 
@@ -306,9 +306,9 @@ static void *cost_rows(void *arg)
                 float c = INFINITY;
                 if (qx >= 0 && qx < j->width && qy < j->height) {
                     const uint8_t *a = j->rgb + 3 * p, *b = j->rgb + 3 * ((int64_t)qy * j->width + qx);
-                    double d0 = (double)a[0] - b[0], d1 = (double)a[1] - b[1], d2 = (double)a[2] - b[2];
+                    int32_t d0 = (int32_t)a[0] - b[0], d1 = (int32_t)a[1] - b[1], d2 = (int32_t)a[2] - b[2];
                     double len = (GDX[k] && GDY[k]) ? M_SQRT2 : 1.0;
-                    c = (float)(len * (GEO_EPS + 1.0 - exp(-j->beta * (d0 * d0 + d1 * d1 + d2 * d2))));
+                    c = (float)(len * (GEO_EPS + 1.0 - j->similarity[d0 * d0 + d1 * d1 + d2 * d2]));
                 }
                 j->cost[p * j->nd + k] = c;
             }
@@ -319,7 +319,20 @@ static void *cost_rows(void *arg)
 int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds, int connectivity,
                 double beta, double border, int threads, float *dist_fg, float *dist_bg, int32_t *parent_fg)
 {
-    if (!rgb || !seeds || width < 1 || height < 1 || (connectivity != 4 && connectivity != 8))
+    double *similarity = gb_similarity_table(beta, threads < 0 ? -threads : threads);
+    if (!similarity)
+        return GB_ERR_NOMEM;
+    int rc = gb_geodesic_with(rgb, width, height, seeds, connectivity, similarity, border, threads, dist_fg,
+                              dist_bg, parent_fg);
+    free(similarity);
+    return rc;
+}
+
+int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds, int connectivity,
+                     const double *similarity, double border, int threads, float *dist_fg, float *dist_bg,
+                     int32_t *parent_fg)
+{
+    if (!rgb || !seeds || !similarity || width < 1 || height < 1 || (connectivity != 4 && connectivity != 8))
         return GB_ERR_INVALID;
     const int nd = connectivity == 4 ? 2 : 4;
     const int64_t npx = (int64_t)width * height;
@@ -331,7 +344,7 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
     cost_job jobs[GEO_MAX_BLOCKS];
     for (int t = 0; t < blocks; t++)
         jobs[t] = (cost_job){rgb, width, (int32_t)((int64_t)height * t / blocks),
-                             (int32_t)((int64_t)height * (t + 1) / blocks), height, nd, beta, cost};
+                             (int32_t)((int64_t)height * (t + 1) / blocks), height, nd, similarity, cost};
     gb_run_threads(cost_rows, jobs, sizeof jobs[0], blocks);
     if (blocks > width / GEO_MIN_BLOCK_WIDTH)
         blocks = width / GEO_MIN_BLOCK_WIDTH < 1 ? 1 : width / GEO_MIN_BLOCK_WIDTH;
