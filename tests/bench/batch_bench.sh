@@ -6,7 +6,8 @@
 # per-stage totals show what limits throughput. Needs python3 with
 # OpenCV; skipped when seg-dev is absent.
 #   tests/bench/batch_bench.sh FLOWCUT [N12 (default 50)] [engines (default "cpu gpu"; also gpu1:
-#   the first GPU only)]
+#   the first GPU only; auto: the default engine, every GPU with the CPU workers solving what
+#   overflows their queue)]
 set -uo pipefail
 F=$(realpath "${1:?usage: batch_bench.sh FLOWCUT [N12] [ENGINES]}")
 N12=${2:-50}
@@ -43,11 +44,12 @@ has_gpu=0
 "$F" maxflow --engine gpu "$HERE/../data/max_flow.dat" >/dev/null 2>&1 && has_gpu=1
 echo "batch throughput ($(nproc) cores$( [ $has_gpu = 1 ] && echo ", $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"))"
 printf "%-22s %-4s %7s %8s %9s  %s\n" "set" "eng" "images" "wall s" "images/s" "stage seconds summed over images; busy"
-run() { # NAME ENGINE IN SEEDS; ENGINE: cpu, gpu (every GPU) or gpu1 (the first only)
+run() { # NAME ENGINE IN SEEDS; ENGINE: cpu, gpu (every GPU), gpu1 (the first only) or auto
     [ "$2" != cpu ] && [ $has_gpu = 0 ] && { printf "%-22s %-4s skipped: no CUDA device\n" "$1" "$2"; return; }
     local out="$T/out-$1-$2" args="--engine cpu"
     [ "$2" = gpu ] && args="--engine gpu --gpus all"
     [ "$2" = gpu1 ] && args="--engine gpu --gpus 0"
+    [ "$2" = auto ] && args="--engine auto --gpus all"
     "$F" batch "$3" -o "$out" --seeds-dir "$4" $args --time --no-progress 2>"$T/log" >/dev/null
     local summary=$(grep -E 'ok, [0-9]+ failed' "$T/log")
     local n=$(echo "$summary" | sed -n 's/.*: \([0-9]*\) ok.*/\1/p')
