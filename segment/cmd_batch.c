@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #define MAX_GPUS 64
+#define MAX_PER_GPU 16
 
 static void usage(FILE *f)
 {
@@ -36,6 +37,8 @@ static void usage(FILE *f)
             "  --jobs N              CPU worker threads (default: all cores)\n"
             "  --gpus all|none|I,J,..  CUDA devices that solve (default all; none = CPU engine); with\n"
             "                        --engine auto the CPU workers also solve while the GPUs are busy\n"
+            "  --per-gpu N           photos each GPU solves at once, each on a stream of its own\n"
+            "                        (default 4: small solves wait on launches, not on the GPU)\n"
             "  --shard K/N           process only the K-th of N shards of the sorted inputs\n"
             "  --json                one JSON line per input on stdout\n"
             "  --time                stage totals and throughput on stderr at the end\n"
@@ -428,7 +431,7 @@ int cmd_batch(int argc, char **argv)
 {
     enum {
         O_SEEDS_DIR = 256, O_TRIMAP_DIR, O_LIST, O_OVERLAY_DIR, O_CUTOUT_DIR, O_JOBS, O_GPUS, O_SHARD, O_JSON,
-        O_TIME, O_NO_PROGRESS
+        O_TIME, O_NO_PROGRESS, O_PER_GPU
     };
     static const struct option longopts[] = {
         SEG_LONG_OPTIONS,
@@ -439,6 +442,7 @@ int cmd_batch(int argc, char **argv)
         {"gpus", required_argument, NULL, O_GPUS},         {"shard", required_argument, NULL, O_SHARD},
         {"json", no_argument, NULL, O_JSON},               {"time", no_argument, NULL, O_TIME},
         {"no-progress", no_argument, NULL, O_NO_PROGRESS}, {"force", no_argument, NULL, 'f'},
+        {"per-gpu", required_argument, NULL, O_PER_GPU},
         {"quiet", no_argument, NULL, 'q'},                 {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     seg_options o;
@@ -446,7 +450,7 @@ int cmd_batch(int argc, char **argv)
     const char *out_dir = NULL, *seeds_dir = NULL, *list_path = NULL, *overlay_dir = NULL, *cutout_dir = NULL;
     const char *seed_file = NULL; /* --seeds or --trimap: segment's, refused here */
     int recursive = 0, force = 0, json = 0, show_time = 0, no_progress = 0, shard_k = 1, shard_n = 1, c;
-    int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0;
+    int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0, per_gpu = 4;
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t iv;
     optind = 1;
@@ -484,6 +488,13 @@ int cmd_batch(int argc, char **argv)
         case O_JSON: json = 1; break;
         case O_TIME: show_time = 1; break;
         case O_NO_PROGRESS: no_progress = 1; break;
+        case O_PER_GPU:
+            if (parse_i64(optarg, 1, MAX_PER_GPU, &iv)) {
+                DISPLAYLEVEL(1, "flowcut batch: --per-gpu needs 1..%d\n", MAX_PER_GPU);
+                return EXIT_USAGE;
+            }
+            per_gpu = (int)iv;
+            break;
         case 'f': force = 1; break;
         case 'q': g_display_level = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
@@ -541,9 +552,9 @@ int cmd_batch(int argc, char **argv)
     batch_list list = {0};
     char err[1024];
     int status = EXIT_FAIL;
-    mf_gpu_solver *solvers[MAX_GPUS] = {0};
-    pthread_t threads[MAX_GPUS + 4096];
-    gpu_worker_arg gargs[MAX_GPUS];
+    mf_gpu_solver *solvers[MAX_GPUS * MAX_PER_GPU] = {0};
+    pthread_t threads[MAX_GPUS * MAX_PER_GPU + 4096];
+    gpu_worker_arg gargs[MAX_GPUS * MAX_PER_GPU];
     size_t nthreads = 0;
     batch_run run;
     memset(&run, 0, sizeof run);
@@ -599,12 +610,13 @@ int cmd_batch(int argc, char **argv)
         o.graph.threads = o.solve.threads = share;
     }
     run.progress = !no_progress && g_display_level >= 2 && isatty(STDERR_FILENO);
-    for (int i = 0; i < ndevices; i++) {
+    int nsolvers = ndevices * per_gpu; /* solver i on device i / per_gpu, a stream each */
+    for (int i = 0; i < nsolvers; i++) {
         mf_error merr = {0};
-        if (mf_gpu_solver_create(devices[i], &solvers[i], &merr)) {
+        if (mf_gpu_solver_create(devices[i / per_gpu], &solvers[i], &merr)) {
             char m[512];
             mf_error_format(&merr, m, sizeof m);
-            DISPLAYLEVEL(1, "flowcut batch: device %d: %s\n", devices[i], m);
+            DISPLAYLEVEL(1, "flowcut batch: device %d: %s\n", devices[i / per_gpu], m);
             goto done;
         }
     }
@@ -612,9 +624,9 @@ int cmd_batch(int argc, char **argv)
     run.cpu_opt = o;
     run.cpu_opt.solve.engine = MF_ENGINE_CPU;
     run.overflow = run.use_gpu && o.solve.engine == MF_ENGINE_AUTO && !overflow_off();
-    run.gpu_threads_running = ndevices;
-    run.max_queued = 2 * (size_t)(ndevices > 0 ? ndevices : 1);
-    run.max_in_flight = (size_t)jobs + run.max_queued + (size_t)ndevices;
+    run.gpu_threads_running = nsolvers;
+    run.max_queued = 2 * (size_t)(nsolvers > 0 ? nsolvers : 1);
+    run.max_in_flight = (size_t)jobs + run.max_queued + (size_t)nsolvers;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -624,7 +636,7 @@ int cmd_batch(int argc, char **argv)
     DISPLAYLEVEL(3, "flowcut batch: %zu inputs, %zu to do, %ld workers, %d GPUs\n", list.count, run.todo_count, jobs,
                  ndevices);
     run.start = now();
-    for (int i = 0; i < ndevices; i++) {
+    for (int i = 0; i < nsolvers; i++) {
         gargs[i].run = &run;
         gargs[i].solver = solvers[i];
         if (pthread_create(&threads[nthreads], NULL, gpu_worker, &gargs[i]) == 0)
@@ -661,13 +673,14 @@ int cmd_batch(int argc, char **argv)
                      run.ok, s->decode, s->model, s->build, s->solve, s->encode);
         DISPLAYLEVEL(1, "flowcut batch: busy: %ld CPU workers %.0f%%", jobs, 100.0 * cpu / ((double)jobs * wall));
         if (run.use_gpu)
-            DISPLAYLEVEL(1, ", %d GPUs solving %.0f%%; %zu of %zu images solved by CPU workers", ndevices,
-                         100.0 * (s->solve - s->solve_cpu) / ((double)ndevices * wall), s->solved_cpu, run.ok);
+            DISPLAYLEVEL(1, ", %d GPUs x %d streams solving %.0f%%; %zu of %zu images solved by CPU workers",
+                         ndevices, per_gpu, 100.0 * (s->solve - s->solve_cpu) / ((double)nsolvers * wall),
+                         s->solved_cpu, run.ok);
         DISPLAYLEVEL(1, "\n");
     }
     status = g_stop ? 130 : run.failed ? EXIT_FAIL : EXIT_OK;
 done:
-    for (int i = 0; i < MAX_GPUS; i++)
+    for (int i = 0; i < MAX_GPUS * MAX_PER_GPU; i++)
         if (solvers[i])
             mf_gpu_solver_destroy(solvers[i]);
     if (run.todo) {
