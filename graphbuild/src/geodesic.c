@@ -132,6 +132,85 @@ static void publish_rows(scan_ctx *c, int b, int32_t rows)
     }
 }
 
+/* The smaller of two distances (no NaN here): minss, where fminf is a
+ * library call without -ffast-math. */
+static inline float min_f(float a, float b) { return b < a ? b : a; }
+
+/* Distances alone (no parent to record): the same minimum as the serial
+ * scan, in two sweeps of the row. First the steps from the row already
+ * final (above going forward, below going backward), independent of one
+ * another and free of branches; then the step along the row, the only
+ * chain. Min is exact on floats, so the distances are the serial scan's
+ * to the bit. Returns the pixels that moved (0 when none did). */
+static int64_t row_forward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1)
+{
+    const int32_t w = c->w;
+    const int nd = c->nd;
+    const float *cost = c->cost;
+    const uint8_t *seeds = c->seeds;
+    float *d = c->d;
+    int64_t changed = 0, row = (int64_t)y * w;
+    if (y > 0) {
+        for (int32_t x = x0; x < x1; x++) {
+            int64_t p = row + x, q = p - w;
+            float old = d[p], best = min_f(old, d[q] + cost[q * nd + 1]);
+            if (nd == 4) {
+                if (x > 0)
+                    best = min_f(best, d[q - 1] + cost[(q - 1) * nd + 2]);
+                if (x + 1 < w)
+                    best = min_f(best, d[q + 1] + cost[(q + 1) * nd + 3]);
+            }
+            best = seeds[p] == GB_UNMARKED ? best : old;
+            changed += best < old;
+            d[p] = best;
+        }
+    }
+    for (int32_t x = x0 > 0 ? x0 : 1; x < x1; x++) {
+        int64_t p = row + x;
+        float v = d[p - 1] + cost[(p - 1) * nd + 0];
+        if (v < d[p] && seeds[p] == GB_UNMARKED) {
+            d[p] = v;
+            changed++;
+        }
+    }
+    return changed;
+}
+
+static int64_t row_backward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1)
+{
+    const int32_t w = c->w, h = c->h;
+    const int nd = c->nd;
+    const float *cost = c->cost;
+    const uint8_t *seeds = c->seeds;
+    float *d = c->d;
+    int64_t changed = 0, row = (int64_t)y * w;
+    if (y + 1 < h) {
+        for (int32_t x = x0; x < x1; x++) {
+            int64_t p = row + x, q = p + w;
+            const float *cp = cost + p * nd;
+            float old = d[p], best = min_f(old, d[q] + cp[1]);
+            if (nd == 4) {
+                if (x + 1 < w)
+                    best = min_f(best, d[q + 1] + cp[2]);
+                if (x > 0)
+                    best = min_f(best, d[q - 1] + cp[3]);
+            }
+            best = seeds[p] == GB_UNMARKED ? best : old;
+            changed += best < old;
+            d[p] = best;
+        }
+    }
+    for (int32_t x = (x1 < w ? x1 : w - 1) - 1; x >= x0; x--) {
+        int64_t p = row + x;
+        float v = d[p + 1] + cost[p * nd + 0];
+        if (v < d[p] && seeds[p] == GB_UNMARKED) {
+            d[p] = v;
+            changed++;
+        }
+    }
+    return changed;
+}
+
 static void *scan_block(void *arg)
 {
     scan_worker *sw = arg;
@@ -157,7 +236,9 @@ static void *scan_block(void *arg)
             wait_rows(c, before, k + 1);
         if (after >= 0 && after <= last)
             wait_rows(c, after, k);
-        if (!c->backward) {
+        if (!parent) {
+            changed += c->backward ? row_backward(c, h - 1 - k, x0, x1) : row_forward(c, k, x0, x1);
+        } else if (!c->backward) {
             /* from W (E of x-1), N (S of y-1), NW (SE of x-1,y-1), NE (SW of x+1,y-1) */
             const int32_t y = k;
             for (int32_t x = x0; x < x1; x++) {
