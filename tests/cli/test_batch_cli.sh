@@ -121,6 +121,9 @@ expect_exit 2 "--seeds is for segment" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --
 expect_stderr 'use --seeds-dir' "hint at --seeds-dir"
 expect_exit 2 "bad shard" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --shard 4/3
 expect_exit 2 "bad gpus" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --gpus 0,x
+expect_exit 2 "--per-gpu 0" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --per-gpu 0
+expect_stderr "per-gpu needs 1..16" "--per-gpu range named"
+expect_exit 2 "--per-gpu 17" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --per-gpu 17
 expect_exit 1 "missing folder" -- "$FLOWCUT" batch "$TMPD/nowhere" -o "$TMPD/x" --seeds-dir "$SEEDS"
 expect_stderr 'nowhere: not a folder' "names the folder"
 if ! "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
@@ -145,5 +148,16 @@ done_before=$(find "$TMPD/bigout" -name '*.png' 2>/dev/null | wc -l)
 expect_exit 0 "resume" -- "$FLOWCUT" batch "$TMPD/big" -o "$TMPD/bigout" --seeds-dir "$TMPD/bigseeds" --engine cpu
 expect_stderr "$((8 - done_before)) ok, 0 failed, $done_before skipped" "resume does the rest"
 expect_same "$TMPD/a.png" "$TMPD/bigout/p8.png" "resumed mask"
+
+# --- with a GPU: several photos on it at once (streams), CPU workers solving what
+# overflows its queue; the masks are the CPU engine's
+if "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
+    expect_exit 0 "gpu streams" -- "$FLOWCUT" batch "$TMPD/big" -o "$TMPD/gpuout" --seeds-dir "$TMPD/bigseeds" \
+        --engine auto --per-gpu 3 --jobs 4 --time
+    expect_stderr "GPUs x 3 streams solving" "reports the streams"
+    for i in 1 2 3 4 5 6 7 8; do expect_same "$TMPD/a.png" "$TMPD/gpuout/p$i.png" "GPU batch mask $i"; done
+else
+    echo "skipped: no CUDA device (batch on GPU streams)"
+fi
 
 finish
