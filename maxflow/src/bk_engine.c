@@ -46,6 +46,8 @@ enum { FREE = 0, SRC_TREE = 1, SNK_TREE = 2, TERMINAL_VERTEX = 3 };
 typedef struct bk_node {
     int64_t tr;       /* terminal residual: > 0 from source, < 0 to sink */
     int32_t parent;   /* position, in the vertex's arcs, of the arc to its parent */
+    int32_t up;       /* the parent itself (when parent is an arc): walks up a tree
+                       * load the next node without waiting for the arc */
     int32_t stamp, dist; /* distance-to-terminal cache, valid at stamp */
     uint8_t tree, queued;
 } bk_node;
@@ -107,14 +109,14 @@ static int64_t bottleneck(const bk_run *b, int32_t x, int32_t xy)
     const mf_rarc *arcs = b->arcs;
     int64_t cap = arcs[xy].res;
     int32_t v;
-    for (v = x; b->v[v].parent != TO_TERMINAL; v = arcs[b->v[v].parent].head) {
+    for (v = x; b->v[v].parent != TO_TERMINAL; v = b->v[v].up) {
         int32_t into_v = arcs[b->v[v].parent].rres;
         if (into_v < cap)
             cap = into_v;
     }
     if (b->v[v].tr < cap)
         cap = b->v[v].tr;
-    for (v = arcs[xy].head; b->v[v].parent != TO_TERMINAL; v = arcs[b->v[v].parent].head) {
+    for (v = arcs[xy].head; b->v[v].parent != TO_TERMINAL; v = b->v[v].up) {
         if (arcs[b->v[v].parent].res < cap)
             cap = arcs[b->v[v].parent].res;
     }
@@ -139,7 +141,7 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
         }
         mf_rarc *up = &arcs[b->v[v].parent];
         mf_rarc_push(arcs, b->v[v].parent, -(int32_t)delta);
-        int32_t next = up->head;
+        int32_t next = b->v[v].up;
         if (!up->rres)
             make_orphan(b, v);
         v = next;
@@ -153,7 +155,7 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
         }
         mf_rarc *down = &arcs[b->v[v].parent];
         mf_rarc_push(arcs, b->v[v].parent, (int32_t)delta);
-        int32_t next = down->head;
+        int32_t next = b->v[v].up;
         if (!down->res)
             make_orphan(b, v);
         v = next;
@@ -181,11 +183,11 @@ static int32_t origin_distance(bk_run *b, int32_t v)
         }
         if (p == ORPHAN || p == NO_PARENT)
             return FAR_AWAY;
-        u = b->arcs[p].head;
+        u = b->v[u].up;
     }
     /* stamp the chain so later searches stop early */
     int32_t total = d;
-    for (u = v; b->v[u].stamp != b->time; u = b->arcs[b->v[u].parent].head) {
+    for (u = v; b->v[u].stamp != b->time; u = b->v[u].up) {
         b->v[u].stamp = b->time;
         b->v[u].dist = d--;
     }
@@ -214,6 +216,7 @@ static void adopt(bk_run *b, int32_t v)
     }
     if (best != NO_PARENT) {
         b->v[v].parent = best;
+        b->v[v].up = arcs[best].head;
         b->v[v].stamp = b->time;
         b->v[v].dist = best_d + 1;
         return;
@@ -227,8 +230,7 @@ static void adopt(bk_run *b, int32_t v)
         int32_t res = side == SRC_TREE ? arcs[q].rres : arcs[q].res;
         if (res > 0)
             push_active(b, w); /* w may grow into v again */
-        int32_t p = b->v[w].parent;
-        if (p >= 0 && arcs[p].head == v)
+        if (b->v[w].parent >= 0 && b->v[w].up == v)
             make_orphan(b, w);
     }
 }
@@ -258,6 +260,7 @@ static int32_t grow(bk_run *b, int32_t v, int32_t *x)
         if (tw == FREE) {
             b->v[w].tree = side;
             b->v[w].parent = arcs[q].sister;
+            b->v[w].up = v;
             b->v[w].stamp = b->v[v].stamp;
             b->v[w].dist = b->v[v].dist + 1;
             push_active(b, w);
@@ -266,6 +269,7 @@ static int32_t grow(bk_run *b, int32_t v, int32_t *x)
             if (b->v[w].stamp <= b->v[v].stamp && b->v[w].dist > b->v[v].dist &&
                 b->v[w].parent != TO_TERMINAL) {
                 b->v[w].parent = arcs[q].sister;
+                b->v[w].up = v;
                 b->v[w].stamp = b->v[v].stamp;
                 b->v[w].dist = b->v[v].dist + 1;
             }
