@@ -35,8 +35,7 @@ static void usage(FILE *f)
             "  --overlay-dir DIR     also write overlays (background dimmed, boundary drawn)\n"
             "  --cutout-dir DIR      also write RGBA cut-outs\n"
             "  --jobs N              CPU worker threads (default: all cores)\n"
-            "  --gpus all|none|I,J,..  CUDA devices that solve (default all; none = CPU engine); with\n"
-            "                        --engine auto the CPU workers also solve while the GPUs are busy\n"
+            "  --gpus all|none|I,J,..  CUDA devices that solve (default all; none = CPU engine)\n"
             "  --per-gpu N           photos each GPU solves at once, each on a stream of its own\n"
             "                        (default 4: small solves wait on launches, not on the GPU)\n"
             "  --shard K/N           process only the K-th of N shards of the sorted inputs\n"
@@ -75,7 +74,6 @@ typedef struct task {
     size_t index;
     seg_job job;
     int failed;
-    int on_cpu; /* solved by a CPU worker while the GPUs were busy */
     struct task *next;
 } task;
 
@@ -86,14 +84,10 @@ typedef struct queue {
 
 typedef struct stage_totals {
     double decode, model, build, solve, encode;
-    double solve_cpu; /* the part of solve that CPU workers did beside the GPUs */
-    size_t solved_cpu;
 } stage_totals;
 
 typedef struct batch_run {
     const seg_options *opt;
-    seg_options cpu_opt; /* opt on the CPU engine: the overflow solves */
-    int overflow;        /* with --engine auto, CPU workers solve when the GPU queue is full */
     batch_list *list;
     size_t *todo; /* indices into list still to process */
     size_t todo_count, next_todo;
@@ -191,7 +185,7 @@ static void report_error(batch_run *run, const batch_item *it, const char *msg)
     draw_progress(run, 0);
 }
 
-static void report_ok(batch_run *run, const batch_item *it, const seg_result *r, int on_cpu)
+static void report_ok(batch_run *run, const batch_item *it, const seg_result *r)
 {
     run->ok++;
     run->totals.decode += r->times.decode;
@@ -199,10 +193,6 @@ static void report_ok(batch_run *run, const batch_item *it, const seg_result *r,
     run->totals.build += r->times.build;
     run->totals.solve += r->times.solve;
     run->totals.encode += r->times.encode;
-    if (on_cpu) {
-        run->totals.solve_cpu += r->times.solve;
-        run->totals.solved_cpu++;
-    }
     if (run->json) {
         printf("{\"file\": ");
         json_string(stdout, it->image);
@@ -255,7 +245,7 @@ static void finish(batch_run *run, task *t)
     pthread_mutex_lock(&run->lock);
     run->done_total++;
     if (ok)
-        report_ok(run, it, &t->job.r, t->on_cpu);
+        report_ok(run, it, &t->job.r);
     else
         report_error(run, it, t->failed ? t->job.r.error : msg);
     run->in_flight--;
@@ -311,15 +301,6 @@ static void start_task(batch_run *run, size_t index)
         return;
     }
     pthread_mutex_lock(&run->lock);
-    if (run->overflow && run->to_solve.length >= run->max_queued) {
-        /* the GPUs have work queued: a small photo's CPU solve on this
-         * worker ends sooner than waiting for them (the same cut either way) */
-        pthread_mutex_unlock(&run->lock);
-        t->on_cpu = 1;
-        t->failed = seg_job_solve(&t->job, &run->cpu_opt, NULL) != 0;
-        after_solve(run, t);
-        return;
-    }
     while (run->to_solve.length >= run->max_queued && run->gpu_threads_running)
         pthread_cond_wait(&run->wake, &run->lock); /* back-pressure: networks are large */
     push(&run->to_solve, t);
@@ -383,13 +364,6 @@ static void *gpu_worker(void *arg)
     }
     pthread_mutex_unlock(&run->lock);
     return NULL;
-}
-
-/* FLOWCUT_BATCH_OVERFLOW=0 keeps every solve on the GPUs (benchmarks). */
-static int overflow_off(void)
-{
-    const char *e = getenv("FLOWCUT_BATCH_OVERFLOW");
-    return e && !strcmp(e, "0");
 }
 
 /* ---- options */
@@ -621,9 +595,6 @@ int cmd_batch(int argc, char **argv)
         }
     }
     run.use_gpu = ndevices > 0;
-    run.cpu_opt = o;
-    run.cpu_opt.solve.engine = MF_ENGINE_CPU;
-    run.overflow = run.use_gpu && o.solve.engine == MF_ENGINE_AUTO && !overflow_off();
     run.gpu_threads_running = nsolvers;
     run.max_queued = 2 * (size_t)(nsolvers > 0 ? nsolvers : 1);
     run.max_in_flight = (size_t)jobs + run.max_queued + (size_t)nsolvers;
@@ -666,16 +637,15 @@ int cmd_batch(int argc, char **argv)
         DISPLAYLEVEL(1, "flowcut batch: %zu not started; run the same command again to resume\n", not_started);
     if (show_time && run.ok) {
         stage_totals *s = &run.totals;
-        double cpu = s->decode + s->model + s->build + s->encode + (run.use_gpu ? s->solve_cpu : s->solve);
+        double cpu = s->decode + s->model + s->build + s->encode + (run.use_gpu ? 0 : s->solve);
         DISPLAYLEVEL(1,
                      "flowcut batch: stage seconds over %zu images: decode %.2f, model %.2f, build %.2f, "
                      "solve %.2f, encode %.2f\n",
                      run.ok, s->decode, s->model, s->build, s->solve, s->encode);
         DISPLAYLEVEL(1, "flowcut batch: busy: %ld CPU workers %.0f%%", jobs, 100.0 * cpu / ((double)jobs * wall));
         if (run.use_gpu)
-            DISPLAYLEVEL(1, ", %d GPUs x %d streams solving %.0f%%; %zu of %zu images solved by CPU workers",
-                         ndevices, per_gpu, 100.0 * (s->solve - s->solve_cpu) / ((double)nsolvers * wall),
-                         s->solved_cpu, run.ok);
+            DISPLAYLEVEL(1, ", %d GPUs x %d streams solving %.0f%%", ndevices, per_gpu,
+                         100.0 * s->solve / ((double)nsolvers * wall));
         DISPLAYLEVEL(1, "\n");
     }
     status = g_stop ? 130 : run.failed ? EXIT_FAIL : EXIT_OK;

@@ -6,8 +6,7 @@
 # per-stage totals show what limits throughput. Needs python3 with
 # OpenCV; skipped when seg-dev is absent.
 #   tests/bench/batch_bench.sh FLOWCUT [N12 (default 50)] [engines (default "cpu gpu"; also gpu1:
-#   the first GPU only; auto: the default engine, every GPU with the CPU workers solving what
-#   overflows their queue)]
+#   the first GPU only; auto: the default engine)]
 set -uo pipefail
 F=$(realpath "${1:?usage: batch_bench.sh FLOWCUT [N12] [ENGINES]}")
 N12=${2:-50}

@@ -149,8 +149,7 @@ expect_exit 0 "resume" -- "$FLOWCUT" batch "$TMPD/big" -o "$TMPD/bigout" --seeds
 expect_stderr "$((8 - done_before)) ok, 0 failed, $done_before skipped" "resume does the rest"
 expect_same "$TMPD/a.png" "$TMPD/bigout/p8.png" "resumed mask"
 
-# --- with a GPU: several photos on it at once (streams), CPU workers solving what
-# overflows its queue; the masks are the CPU engine's
+# --- with a GPU: several photos on it at once (streams); the masks are the CPU engine's
 if "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
     expect_exit 0 "gpu streams" -- "$FLOWCUT" batch "$TMPD/big" -o "$TMPD/gpuout" --seeds-dir "$TMPD/bigseeds" \
         --engine auto --per-gpu 3 --jobs 4 --time
