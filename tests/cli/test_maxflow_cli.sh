@@ -30,6 +30,7 @@ expect_same "$TMPD/out" "$HERE/expected/max_flow2.flow" "flow output"
 expect_exit 0 "json" -- "$FLOWCUT" maxflow --json --verify "$DATA/max_flow6.dat"
 expect_stdout '"flow": 112' "json flow"
 expect_stdout '"verified": true' "json verified"
+expect_stdout '"stats": \{"pushes": [0-9]+, "relabels"' "json engine stats"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMPD/out" && pass || fail "json does not parse"
 
 expect_exit 0 "time" -- "$FLOWCUT" maxflow --time "$DATA/max_flow6.dat"
