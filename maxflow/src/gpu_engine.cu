@@ -32,7 +32,10 @@ struct dev_state {
     int32_t *height;
     int32_t *stamp;
     int32_t *wl[2];
-    int32_t *counters; /* [0..2] worklist sizes (rotating), [4..5] uint64 visits since the last BFS, [6] next BFS level after bfs_small */
+    int32_t *counters; /* [0..2] worklist sizes (rotating), [4..5] uint64 visits since the last BFS, [6] next BFS level
+                        * after bfs_small, [7] deficit flag, [8..9] hub list sizes (by round parity) */
+    int32_t *hubs[2];  /* active vertices of degree above hub_deg, deferred to hub_round (by round parity) */
+    int32_t hub_deg;   /* 0: no vertex is a hub */
     unsigned long long *value;
     uint8_t *side;
 };
@@ -151,6 +154,7 @@ __global__ void __launch_bounds__(256)
     int32_t *next_count = &d.counters[(round + 1) % 3];
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         d.counters[(round + 2) % 3] = 0; /* read last in round - 1 */
+        d.counters[8 + ((round + 1) & 1)] = 0; /* hub_round of round - 1 is done with it */
         *(unsigned long long *)(d.counters + 4) += (unsigned long long)size; /* visits since the BFS */
     }
     const unsigned mask = group_mask<G>();
@@ -171,7 +175,7 @@ __global__ void __launch_bounds__(256)
             e = group_bcast<G>(e, mask);
             h = group_bcast<G>(h, mask);
         }
-        const bool live = v >= 0 && e > 0 && h < hmax;
+        bool live = v >= 0 && e > 0 && h < hmax;
         const int32_t h_start = h;
         int32_t cres[2] = {0, 0}, chgt[2] = {0, 0};
         if (live) {
@@ -180,6 +184,12 @@ __global__ void __launch_bounds__(256)
             in0 = d.in_start[v];
             deg = dout + (d.in_start[v + 1] - in0);
         }
+        /* a hub's scan would hold its warp for deg / G steps while the
+         * others idle: hub_round gives it a block of its own after this */
+        const bool hub = live && d.hub_deg > 0 && deg > d.hub_deg;
+        warp_append(d.hubs[round & 1], &d.counters[8 + (round & 1)], v, hub && lane == 0);
+        if (hub)
+            live = false;
         const bool cached = deg <= 2 * G;
         if (live && cached) {
 #pragma unroll
@@ -269,6 +279,75 @@ __global__ void __launch_bounds__(256)
                 keep = v;
         }
         warp_append(wl_next, next_count, keep, keep >= 0);
+    }
+}
+
+/* One push or relabel step for each hub deferred by this round's
+ * push_relabel_round, a block per hub: the block finds the lowest
+ * residual neighbour (height, then index, as the group search does), its
+ * first thread pushes or relabels and queues v and the pushed-to vertex
+ * for the next round. Runs after the round, so no other thread moves v. */
+__global__ void __launch_bounds__(1024)
+    hub_round(dev_state d, int round, int32_t hmax, int32_t target, int32_t blocked)
+{
+    __shared__ unsigned long long warp_best[32];
+    const int par = round & 1;
+    const int32_t count = d.counters[8 + par];
+    int32_t *__restrict__ wl_next = d.wl[par ^ 1];
+    int32_t *next_count = &d.counters[(round + 1) % 3];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int32_t i = blockIdx.x; i < count; i += gridDim.x) {
+        const int32_t v = d.hubs[par][i];
+        const int32_t out0 = d.out_start[v], dout = d.out_start[v + 1] - out0, in0 = d.in_start[v];
+        const int32_t deg = dout + (d.in_start[v + 1] - in0);
+        unsigned long long best = ~0ull;
+        for (int32_t k = threadIdx.x; k < deg; k += blockDim.x) {
+            nbr r = neighbour(d, v, out0, dout, in0, k);
+            if (r.res > 0) {
+                unsigned long long key = ((unsigned long long)(uint32_t)d.height[r.w] << 32) | (uint32_t)k;
+                best = key < best ? key : best;
+            }
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            unsigned long long y = __shfl_xor_sync(0xffffffffu, best, off);
+            best = y < best ? y : best;
+        }
+        if (lane == 0)
+            warp_best[warp] = best;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (int w = 1; w < (int)(blockDim.x >> 5); w++)
+                best = warp_best[w] < best ? warp_best[w] : best;
+            long long e = (long long)d.excess[v];
+            const int32_t h0 = d.height[v];
+            int32_t h = h0;
+            if (best == ~0ull) {
+                h = hmax; /* no residual arc left: v is cut off */
+            } else {
+                const int32_t hw = (int32_t)(best >> 32);
+                const int32_t k = (int32_t)(best & 0xffffffffu);
+                if (h > hw) {
+                    nbr r = neighbour(d, v, out0, dout, in0, k);
+                    const long long delta = e < (long long)r.res ? e : (long long)r.res;
+                    atomicAdd(&d.flow[r.arc], r.dir * (int32_t)delta);
+                    atomicAdd(&d.excess[v], (unsigned long long)(-delta));
+                    e -= delta;
+                    if (r.w != target && r.w != blocked) {
+                        atomicAdd(&d.excess[r.w], (unsigned long long)delta);
+                        if (claim(d, r.w, round + 1))
+                            wl_next[atomicAdd(next_count, 1)] = r.w;
+                    }
+                } else {
+                    h = hw + 1 < hmax ? hw + 1 : hmax;
+                }
+            }
+            if (h != h0)
+                d.height[v] = h;
+            if (e > 0 && h < hmax && claim(d, v, round + 1))
+                wl_next[atomicAdd(next_count, 1)] = v;
+        }
+        __syncthreads(); /* warp_best is reused by the next hub */
     }
 }
 
@@ -602,6 +681,8 @@ static void free_buffers(dev_state *d)
     cudaFree(d->wl[0]);
     cudaFree(d->wl[1]);
     cudaFree(d->counters);
+    cudaFree(d->hubs[0]);
+    cudaFree(d->hubs[1]);
     cudaFree(d->value);
     cudaFree(d->side);
     memset(d, 0, sizeof *d);
@@ -611,8 +692,8 @@ extern "C" size_t mf_gpu_memory_needed(const mf_graph *g)
 {
     size_t n = (size_t)g->num_vertices + 1, m = (size_t)g->num_arcs + 1;
     /* per arc: head, cap, rcap, in_arc, in_tail, flow; per vertex: two
-     * offsets, excess, height, stamp, two worklists, side */
-    return m * 6 * sizeof(int32_t) + n * (2 * 4 + 8 + 4 + 4 + 2 * 4 + 1) + (1u << 20);
+     * offsets, excess, height, stamp, two worklists, two hub lists, side */
+    return m * 6 * sizeof(int32_t) + n * (2 * 4 + 8 + 4 + 4 + 2 * 4 + 2 * 4 + 1) + (1u << 20);
 }
 
 extern "C" int mf_gpu_solver_create(int device, mf_gpu_solver **out, mf_error *err)
@@ -697,7 +778,9 @@ static int ensure_capacity(mf_gpu_solver *s, const mf_graph *g, mf_error *err)
         CUDA_TRY(cudaMalloc(&d->stamp, nn * 4));
         CUDA_TRY(cudaMalloc(&d->wl[0], nn * 4));
         CUDA_TRY(cudaMalloc(&d->wl[1], nn * 4));
-        CUDA_TRY(cudaMalloc(&d->counters, 8 * 4));
+        CUDA_TRY(cudaMalloc(&d->counters, 16 * 4));
+        CUDA_TRY(cudaMalloc(&d->hubs[0], nn * 4));
+        CUDA_TRY(cudaMalloc(&d->hubs[1], nn * 4));
         CUDA_TRY(cudaMalloc(&d->value, 8));
         CUDA_TRY(cudaMalloc(&d->side, nn));
     }
@@ -717,6 +800,7 @@ struct engine_cfg {
     int cycles; /* push/relabel steps per vertex visit */
     double work_limit; /* vertex visits between global relabels */
     int32_t small_bfs; /* frontiers up to this size run in one block */
+    int hub_blocks;    /* hub_round's grid, when the graph has hubs */
 };
 
 static void launch_round(const engine_cfg &cfg, dim3 grid, cudaStream_t st, const dev_state &d, int parity,
@@ -730,6 +814,8 @@ static void launch_round(const engine_cfg &cfg, dim3 grid, cudaStream_t st, cons
     case 16: push_relabel_round<16><<<grid, 256, 0, st>>>(d, parity, round, hmax, target, blocked, c); break;
     default: push_relabel_round<32><<<grid, 256, 0, st>>>(d, parity, round, hmax, target, blocked, c); break;
     }
+    if (d.hub_deg > 0)
+        hub_round<<<cfg.hub_blocks, 1024, 0, st>>>(d, round, hmax, target, blocked);
 }
 
 static void launch_level(int group, dim3 grid, cudaStream_t st, const dev_state &d, int level, int32_t blocked)
@@ -829,6 +915,7 @@ static int run_phase(mf_gpu_solver *s, const engine_cfg &cfg, int32_t target, in
             return rc;
         st->global_relabels++;
         CUDA_TRY(cudaMemsetAsync(d.counters, 0, 6 * sizeof(int32_t), s->stream));
+        CUDA_TRY(cudaMemsetAsync(d.counters + 8, 0, 2 * sizeof(int32_t), s->stream));
         rebuild_worklist<<<grid, 256, 0, s->stream>>>(d, round & 1, round, hmax, blocked, target);
         rc = read_counters(s, err);
         if (rc)
@@ -994,7 +1081,7 @@ extern "C" int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_op
         dev_state &d = s->d;
         cudaStream_t st = s->stream;
         CUDA_TRY(cudaMemsetAsync(d.stamp, 0xff, ((size_t)n + 1) * 4, st));
-        CUDA_TRY(cudaMemsetAsync(d.counters, 0, 8 * 4, st));
+        CUDA_TRY(cudaMemsetAsync(d.counters, 0, 16 * 4, st));
         CUDA_TRY(cudaMemsetAsync(d.value, 0, 8, st));
 
         engine_cfg cfg;
@@ -1007,6 +1094,18 @@ extern "C" int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_op
         cfg.batch = env_int("FLOWCUT_GPU_BATCH", 8);
         cfg.cycles = env_int("FLOWCUT_GPU_CYCLES", 8);
         cfg.small_bfs = env_int("FLOWCUT_GPU_SMALL_BFS", 4) * (1024 / cfg.group);
+        /* hubs: vertices whose scan would take a group more than 32 steps
+         * (R-MAT graphs have degrees to 10^5); none on grids, which then
+         * launch nothing more */
+        {
+            int32_t hub_deg = env_int("FLOWCUT_GPU_HUB_DEGREE", 32 * cfg.group), max_deg = 0;
+            for (int32_t v = 0; v < n; v++) {
+                int32_t deg = g->out_start[v + 1] - g->out_start[v] + g->in_start[v + 1] - g->in_start[v];
+                max_deg = deg > max_deg ? deg : max_deg;
+            }
+            d.hub_deg = hub_deg > 0 && max_deg > hub_deg ? hub_deg : 0;
+            cfg.hub_blocks = s->sm_count * 2;
+        }
         {
             const char *w = getenv("FLOWCUT_GPU_WORK");
             cfg.work_limit = (w && *w ? atof(w) : 2.0) * (double)n;
