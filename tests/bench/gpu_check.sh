@@ -61,6 +61,14 @@ if has sanitize; then
             note "compute-sanitizer $tool $(basename "$f"): rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-$(basename "$f").log" | head -1)"
         done
     done
+    # hub rounds (a block per high-degree vertex), forced on nearly every vertex of an R-MAT graph
+    "$F" generate rmat --scale 10 -o /tmp/san-rmat.max -f
+    for tool in memcheck racecheck; do
+        FLOWCUT_GPU_HUB_DEGREE=3 timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$F" maxflow \
+            --engine gpu --flow --verify /tmp/san-rmat.max >"$OUT/san-$tool-hubs.log" 2>&1
+        rc=$?
+        note "compute-sanitizer $tool hub rounds: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-hubs.log" | head -1)"
+    done
     # the warm re-solve: batches with decreases below the flow, on the device
     python3 tests/cli/updates_tool.py /tmp/san-grid.max /tmp/san-upd.txt /tmp 4 5
     for tool in memcheck racecheck; do
