@@ -1172,7 +1172,9 @@ extern "C" int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_op
             d.hub_deg = hub_deg > 0 && max_deg > hub_deg ? hub_deg : 0;
             cfg.hub_blocks = s->sm_count * 2;
         }
-        cfg.coop_blocks = env_int("FLOWCUT_GPU_COOP", 1) ? coop_grid(s->device, cfg.group, cfg.blocks) : 0;
+        cfg.coop_blocks = env_int("FLOWCUT_GPU_COOP", 1)
+                              ? coop_grid(s->device, cfg.group, s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2))
+                              : 0;
         {
             const char *w = getenv("FLOWCUT_GPU_WORK");
             cfg.work_limit = (w && *w ? atof(w) : 2.0) * (double)n;
