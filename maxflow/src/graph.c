@@ -212,65 +212,6 @@ int32_t mf_arc_tail(const mf_graph *g, int32_t a)
     return lo;
 }
 
-/* Arcs of one tail sorted by head so that antiparallel partners can be
- * found by binary search. */
-static int cmp_by_head(const void *x, const void *y, void *ctx)
-{
-    const int32_t *head = ctx;
-    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-    if (head[a] != head[b])
-        return head[a] < head[b] ? -1 : 1;
-    return a < b ? -1 : a > b;
-}
-
-/* qsort_r is not C11; a small insertion/heap hybrid keeps us portable. */
-static void sort_ids_by_head(int32_t *ids, int32_t count, const int32_t *head)
-{
-    if (count < 24) {
-        for (int32_t i = 1; i < count; i++) {
-            int32_t x = ids[i], j = i - 1;
-            while (j >= 0 && cmp_by_head(&ids[j], &x, (void *)head) > 0) {
-                ids[j + 1] = ids[j];
-                j--;
-            }
-            ids[j + 1] = x;
-        }
-        return;
-    }
-    /* heap sort */
-    for (int32_t start = count / 2 - 1; start >= 0; start--) {
-        int32_t root = start;
-        for (;;) {
-            int32_t child = 2 * root + 1;
-            if (child >= count)
-                break;
-            if (child + 1 < count &&
-                cmp_by_head(&ids[child], &ids[child + 1], (void *)head) < 0)
-                child++;
-            if (cmp_by_head(&ids[root], &ids[child], (void *)head) >= 0)
-                break;
-            int32_t t = ids[root]; ids[root] = ids[child]; ids[child] = t;
-            root = child;
-        }
-    }
-    for (int32_t end = count - 1; end > 0; end--) {
-        int32_t t = ids[0]; ids[0] = ids[end]; ids[end] = t;
-        int32_t root = 0;
-        for (;;) {
-            int32_t child = 2 * root + 1;
-            if (child >= end)
-                break;
-            if (child + 1 < end &&
-                cmp_by_head(&ids[child], &ids[child + 1], (void *)head) < 0)
-                child++;
-            if (cmp_by_head(&ids[root], &ids[child], (void *)head) >= 0)
-                break;
-            t = ids[root]; ids[root] = ids[child]; ids[child] = t;
-            root = child;
-        }
-    }
-}
-
 int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
                        mf_graph *g, mf_error *err)
 {
@@ -286,9 +227,9 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
         return mf_fail(err, MF_ERR_INVALID, NULL, 0,
                        "source and sink must be two distinct vertices");
     size_t mm = m_in ? (size_t)m_in : 1;
-    by_tail = malloc(mm * sizeof(int32_t));
-    tstart = calloc((size_t)n + 1, sizeof(int32_t));
-    partner = malloc(mm * sizeof(int32_t));
+    by_tail = mf_alloc_big(mm * sizeof(int32_t));
+    tstart = mf_calloc_big((size_t)n + 1, sizeof(int32_t));
+    partner = mf_alloc_big(mm * sizeof(int32_t));
     if (!by_tail || !tstart || !partner) {
         rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
         goto done;
@@ -305,36 +246,61 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
     for (int32_t v = 0; v < n; v++)
         tstart[v + 1] += tstart[v];
     {
-        int32_t *cursor = malloc(sizeof(int32_t) * (size_t)n);
-        if (!cursor) {
+        /* arc ids grouped by tail; to merge, also by head within a tail
+         * (ties in id order) so that partners can be found by binary
+         * search: two stable counting sorts, by head and then by tail
+         * (a heap sort per tail took 30 s on an R-MAT graph of 67 M arcs
+         * whose hubs have 10^5 arcs) */
+        int32_t *cursor = mf_alloc_big(sizeof(int32_t) * ((size_t)n + 1));
+        int32_t *by_head = merge ? mf_alloc_big(mm * sizeof(int32_t)) : NULL;
+        if (!cursor || (merge && !by_head)) {
+            free(cursor);
+            free(by_head);
             rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
             goto done;
         }
+        if (merge) {
+            memset(cursor, 0, sizeof(int32_t) * ((size_t)n + 1));
+            for (int32_t i = 0; i < m_in; i++)
+                cursor[list->head[i] + 1]++;
+            for (int32_t v = 0; v < n; v++)
+                cursor[v + 1] += cursor[v];
+            for (int32_t i = 0; i < m_in; i++)
+                by_head[cursor[list->head[i]]++] = i;
+        }
         memcpy(cursor, tstart, sizeof(int32_t) * (size_t)n);
-        for (int32_t i = 0; i < m_in; i++)
+        for (int32_t k = 0; k < m_in; k++) {
+            int32_t i = merge ? by_head[k] : k;
             by_tail[cursor[list->tail[i]]++] = i;
+        }
         free(cursor);
+        free(by_head);
     }
     if (merge) {
-        for (int32_t u = 0; u < n; u++)
-            sort_ids_by_head(by_tail + tstart[u], tstart[u + 1] - tstart[u],
-                             list->head);
+        /* the heads in by_tail's order: the searches below probe one array */
+        int32_t *heads = mf_alloc_big(mm * sizeof(int32_t));
+        if (!heads) {
+            rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+            goto done;
+        }
+        for (int32_t k = 0; k < m_in; k++)
+            heads[k] = list->head[by_tail[k]];
         /* Pair each arc u->v (u < v) with an unpaired v->u. Pairs are
          * formed in order among equal heads, so parallel arcs pair 1:1. */
         for (int32_t u = 0; u < n; u++) {
             for (int32_t k = tstart[u]; k < tstart[u + 1]; k++) {
-                int32_t i = by_tail[k], v = list->head[i];
+                int32_t i = by_tail[k], v = heads[k];
                 if (v <= u)
                     continue;
                 int32_t lo = tstart[v], hi = tstart[v + 1];
                 while (lo < hi) { /* first arc of v with head >= u */
                     int32_t mid = lo + (hi - lo) / 2;
-                    if (list->head[by_tail[mid]] < u)
+                    if (heads[mid] < u)
                         lo = mid + 1;
                     else
                         hi = mid;
                 }
-                for (; lo < tstart[v + 1] && list->head[by_tail[lo]] == u; lo++) {
+                for (; lo < tstart[v + 1] && heads[lo] == u; lo++) {
                     int32_t j = by_tail[lo];
                     if (partner[j] < 0 &&
                         (int64_t)list->cap[i] + list->cap[j] <= INT32_MAX) {
@@ -345,6 +311,7 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
                 }
             }
         }
+        free(heads);
     }
     /* Count stored arcs: self-loops dropped; of a pair, the arc with the
      * smaller tail is stored. */
@@ -369,7 +336,7 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
     g->source = list->source;
     g->sink = list->sink;
     g->num_input_arcs = m_in;
-    g->input_map = malloc(mm * sizeof(int32_t));
+    g->input_map = mf_alloc_big(mm * sizeof(int32_t));
     if (!g->input_map) {
         rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
         goto done;
