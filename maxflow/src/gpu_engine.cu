@@ -1176,12 +1176,18 @@ extern "C" int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_op
                               ? coop_grid(s->device, cfg.group, s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2))
                               : 0;
         {
-            /* relabel after n visits where the average degree is 8 to 16
-             * (grids, genrmf: genrmf-wide 128 2.83 -> 2.41 s, 16 Mpx grid
-             * 0.41 -> 0.32 s), after 2n elsewhere (Washington RLG, degree
-             * 6, was 23-33% slower with n; dense and R-MAT graphs kept) */
+            /* relabel after n visits where most arcs carry capacity both
+             * ways (grids, genrmf, photos: genrmf-wide 128 2.83 -> 2.41 s,
+             * 16 Mpx grid 0.41 -> 0.32 s), after 2n on one-way networks
+             * (Washington RLG was 23-33% slower with n, dense DAGs slower
+             * too); every 64th arc is sampled */
+            int64_t sampled = 0, two_way = 0;
+            for (int32_t a = 0; a < m; a += 64) {
+                sampled++;
+                two_way += g->arc_rcap[a] > 0;
+            }
             const char *w = getenv("FLOWCUT_GPU_WORK");
-            const double per_n = avg_degree >= 8 && avg_degree <= 16 ? 1.0 : 2.0;
+            const double per_n = sampled && 2 * two_way >= sampled ? 1.0 : 2.0;
             cfg.work_limit = (w && *w ? atof(w) : per_n) * (double)n;
         }
         if (cfg.cycles < 1)
