@@ -180,23 +180,28 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
     for (int iter = 0; iter < 6; iter++) {
         int used = 0;
         gauss next[MAX_K];
-        for (int j = 0; j < k; j++) {
-            double n = 0, sum[3] = {0}, sq[9] = {0};
-            for (int32_t i = 0; i < count; i++) {
+        /* one pass over the samples for every component: each sum still
+         * adds its terms in sample order, so the results are those of a
+         * pass per component */
+        double n[MAX_K] = {0}, sum[MAX_K][3] = {{0}}, sq[MAX_K][9] = {{0}};
+        for (int32_t i = 0; i < count; i++) {
+            const double *x = &s[3 * i];
+            for (int j = 0; j < k; j++) {
                 double r = resp[(size_t)i * k + j];
                 if (r <= 0)
                     continue;
-                const double *x = &s[3 * i];
-                n += r;
+                n[j] += r;
                 for (int a = 0; a < 3; a++) {
-                    sum[a] += r * x[a];
+                    sum[j][a] += r * x[a];
                     for (int b = 0; b < 3; b++)
-                        sq[3 * a + b] += r * x[a] * x[b];
+                        sq[j][3 * a + b] += r * x[a] * x[b];
                 }
             }
-            if (n < 1e-9)
+        }
+        for (int j = 0; j < k; j++) {
+            if (n[j] < 1e-9)
                 continue;
-            finish_component(&next[used++], n, sum, sq, (double)count);
+            finish_component(&next[used++], n[j], sum[j], sq[j], (double)count);
         }
         k = used;
         memcpy(comp, next, sizeof(gauss) * (size_t)k);
@@ -225,17 +230,32 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
  * and a pure mixture gives colours the strokes missed a near-infinite cost
  * that no smoothness can overrule; the blend bounds every cost at
  * -log(mix / 256^3) (21 nats at mix 0.01). */
-static double blend_uniform(double log_model, double mix)
+typedef struct blend {
+    double mix, log_keep, log_uniform; /* log(1 - mix), log(mix / 256^3): once per table */
+} blend;
+
+static blend blend_make(double mix)
 {
-    if (mix <= 0)
+    blend bl = {mix, 0, 0};
+    if (mix > 0) {
+        bl.log_keep = log1p(-mix);
+        bl.log_uniform = log(mix) - 3 * log(256.0);
+    }
+    return bl;
+}
+
+static double blend_uniform(double log_model, const blend *bl)
+{
+    if (bl->mix <= 0)
         return log_model;
-    double a = log1p(-mix) + log_model, b = log(mix) - 3 * log(256.0);
+    double a = bl->log_keep + log_model, b = bl->log_uniform;
     double hi = a > b ? a : b;
     return hi + log(exp(a - hi) + exp(b - hi));
 }
 
 static void gmm_table(const gauss *comp, int k, double mix, const uint8_t *present, float *table)
 {
+    const blend bl = blend_make(mix);
     for (int r = 0; r < GB_LUT_SIDE; r++)
         for (int g = 0; g < GB_LUT_SIDE; g++)
             for (int b = 0; b < GB_LUT_SIDE; b++) {
@@ -251,7 +271,7 @@ static void gmm_table(const gauss *comp, int k, double mix, const uint8_t *prese
                 }
                 for (int j = 0; j < k; j++)
                     tot += exp(lp[j] - mx);
-                double cost = -blend_uniform(mx + log(tot), mix);
+                double cost = -blend_uniform(mx + log(tot), &bl);
                 /* costs are relative: both regions use the same density units */
                 table[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b] = (float)cost;
             }
@@ -261,6 +281,7 @@ static void gmm_table(const gauss *comp, int k, double mix, const uint8_t *prese
  * that colours never seen in the seeds do not get infinite cost. */
 static int hist_table(const double *s, int32_t count, double mix, float *table)
 {
+    const blend bl = blend_make(mix);
     enum { B = 16 };
     double *h = calloc(B * B * B, sizeof(double)), *t = calloc(B * B * B, sizeof(double));
     if (!h || !t) {
@@ -292,7 +313,7 @@ static int hist_table(const double *s, int32_t count, double mix, float *table)
                 double p = h[bin] / total + floor_p;
                 /* a bin is 16^3 colours: per colour, as the mixtures are */
                 double log_density = log(p) - 3 * log(16.0);
-                table[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b] = (float)(-blend_uniform(log_density, mix));
+                table[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b] = (float)(-blend_uniform(log_density, &bl));
             }
     free(h);
     free(t);
