@@ -1,6 +1,7 @@
 /* Image decoding: format detection, libpng, libjpeg-turbo (+EXIF), stb_image. */
 #define _POSIX_C_SOURCE 200809L
 #include "flowcut/images.h"
+#include "format.h"
 
 #include <errno.h>
 #include <jpeglib.h>
@@ -410,9 +411,9 @@ static int load_any(const char *path, int labels, int64_t max_pixels, img_image 
     int rc = read_file(path, &buf, &len, err);
     if (rc)
         return rc;
-    if (len >= 8 && !memcmp(buf, "\x89PNG\r\n\x1a\n", 8))
+    if (img_is_png(buf, len))
         rc = load_png(path, buf, len, labels, max_pixels, out, err);
-    else if (len >= 3 && buf[0] == 0xFF && buf[1] == 0xD8 && buf[2] == 0xFF)
+    else if (img_is_jpeg(buf, len))
         rc = labels ? fail(err, IMG_ERR_FORMAT, path, "seed images must be lossless (PNG, BMP, TGA, GIF, PNM), not JPEG")
                     : load_jpeg(path, buf, len, max_pixels, out, err);
     else if (len == 0)

@@ -3,10 +3,10 @@
  * the photo is decoded (starting CUDA costs more than a small photo's
  * whole CPU run). */
 #include "flowcut/images.h"
+#include "format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* a JPEG's frame header follows its EXIF and other APPn segments, each at
  * most 64 KiB; a few of them fit here */
@@ -78,11 +78,10 @@ int img_probe_size(const char *path, int32_t *width, int32_t *height)
     }
     size_t n = fread(b, 1, PROBE_BYTES, f);
     fclose(f);
-    static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a};
     int rc = IMG_ERR_FORMAT;
-    if (n >= 8 && !memcmp(b, png_sig, 8))
+    if (img_is_png(b, n))
         rc = probe_png(b, n, width, height);
-    else if (n >= 3 && b[0] == 0xff && b[1] == 0xd8 && b[2] == 0xff)
+    else if (img_is_jpeg(b, n))
         rc = probe_jpeg(b, n, width, height);
     free(b);
     return rc;
