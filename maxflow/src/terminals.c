@@ -50,11 +50,10 @@ int mf_terminal_residuals(const mf_graph *g, int64_t *tr, int64_t *flow)
 {
     int32_t n = g->num_vertices;
     /* the capacities from the source add up in tr itself */
-    int64_t *to_t = mf_alloc_big(sizeof(int64_t) * (size_t)n);
+    int64_t *to_t = mf_calloc_big((size_t)n, sizeof(int64_t));
     if (!to_t)
         return MF_ERR_NOMEM;
     memset(tr, 0, sizeof(int64_t) * (size_t)n);
-    memset(to_t, 0, sizeof(int64_t) * (size_t)n);
     /* pre-cancelled capacity is flow through s -> v -> t at once */
     *flow += sum_terminal_caps(n, g, tr, to_t);
     for (int32_t v = 0; v < n; v++) {
