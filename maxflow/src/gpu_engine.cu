@@ -868,15 +868,21 @@ static void launch_small(int group, cudaStream_t st, const dev_state &d, int lev
     }
 }
 
+/* bfs_coop for a lane-group size. */
+static const void *coop_kernel(int group)
+{
+    return group == 1    ? (const void *)bfs_coop<1>
+           : group == 4  ? (const void *)bfs_coop<4>
+           : group == 8  ? (const void *)bfs_coop<8>
+           : group == 16 ? (const void *)bfs_coop<16>
+                         : (const void *)bfs_coop<32>;
+}
+
 /* The remaining BFS levels in one cooperative launch. */
 static cudaError_t launch_coop(int group, int blocks, cudaStream_t st, dev_state d, int level, int32_t blocked)
 {
     void *args[] = {&d, &level, &blocked};
-    const void *fn = group == 1    ? (const void *)bfs_coop<1>
-                     : group == 4  ? (const void *)bfs_coop<4>
-                     : group == 8  ? (const void *)bfs_coop<8>
-                     : group == 16 ? (const void *)bfs_coop<16>
-                                   : (const void *)bfs_coop<32>;
+    const void *fn = coop_kernel(group);
     return cudaLaunchCooperativeKernel(fn, dim3(blocks), dim3(256), args, 0, st);
 }
 
@@ -888,11 +894,7 @@ static int coop_grid(int device, int group, int blocks)
     if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess || !coop ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
         return 0;
-    const void *fn = group == 1    ? (const void *)bfs_coop<1>
-                     : group == 4  ? (const void *)bfs_coop<4>
-                     : group == 8  ? (const void *)bfs_coop<8>
-                     : group == 16 ? (const void *)bfs_coop<16>
-                                   : (const void *)bfs_coop<32>;
+    const void *fn = coop_kernel(group);
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 256, 0) != cudaSuccess || per_sm < 1)
         return 0;
     return sms * per_sm < blocks ? sms * per_sm : blocks;
