@@ -219,6 +219,9 @@ int cmd_maxflow(int argc, char **argv)
     }
     const char *path = argv[optind];
     opt.phase2 = want_flow;
+    /* the value and the cut need no flows: the CPU engines skip mapping
+     * them back onto the arcs (and IBFS may stop at a pseudoflow) */
+    opt.cut_only = !want_flow && !verify && !updates_path;
 
     if (updates_path && !strcmp(path, "-") && !strcmp(updates_path, "-")) {
         DISPLAYLEVEL(1, "flowcut maxflow: the problem and --updates cannot both be standard input\n");

@@ -20,6 +20,19 @@ tail -n +2 "$DATA/EXPECTED.tsv" | while IFS=$'\t' read -r file nodes arcs s t va
 done
 if [ -s "$TMPD/bad" ]; then cat "$TMPD/bad"; FAILS=$((FAILS + $(wc -l <"$TMPD/bad"))); else pass; fi
 
+# without --flow or --verify the engines solve for the value and the cut
+# alone (cut_only): the same value and, bit for bit, the same cut
+tail -n +2 "$DATA/EXPECTED.tsv" | while IFS=$'\t' read -r file nodes arcs s t value rest; do
+    for alg in push-relabel bk ibfs; do
+        "$FLOWCUT" maxflow --engine cpu --cpu-algorithm $alg --cut "$TMPD/c1" -f "$DATA/$file" >"$TMPD/v1" 2>/dev/null &&
+            "$FLOWCUT" maxflow --verify --flow --engine cpu --cpu-algorithm $alg --cut "$TMPD/c2" -f "$DATA/$file" \
+                >"$TMPD/v2" 2>/dev/null || { echo "FAIL: $file $alg exit" >>"$TMPD/bad2"; continue; }
+        [ "$(cat "$TMPD/v1")" = "s $value" ] || echo "FAIL: $file $alg cut-only value $(cat "$TMPD/v1")" >>"$TMPD/bad2"
+        cmp -s "$TMPD/c1" "$TMPD/c2" || echo "FAIL: $file $alg cut-only cut differs" >>"$TMPD/bad2"
+    done
+done
+if [ -s "$TMPD/bad2" ]; then cat "$TMPD/bad2"; FAILS=$((FAILS + $(wc -l <"$TMPD/bad2"))); else pass; fi
+
 expect_exit 0 "stdin" -- sh -c "\"$FLOWCUT\" maxflow - < \"$DATA/max_flow.dat\""
 expect_stdout '^s 13$' "stdin value"
 
