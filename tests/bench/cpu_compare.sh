@@ -5,13 +5,13 @@
 # geometric means. Flow values must agree.
 #   tests/bench/cpu_compare.sh FLOWCUT PEERS_BUILD_DIR [LIMIT]
 # Needs ../shared/data/seg-dev, python3 with OpenCV (PYTHON), the peers
-# built by ../shared/peers/build.sh.
+# built by ../shared/peers/build.sh. FLOWCUT_SEG_DEV names another copy of seg-dev.
 set -uo pipefail
 F=${1:?usage: cpu_compare.sh FLOWCUT PEERS_DIR [LIMIT]}
 P=${2:?peers build dir}
 LIMIT=${3:-1000}
 HERE=$(cd "$(dirname "$0")" && pwd)
-DATA=$HERE/../../../shared/data/seg-dev
+DATA=${FLOWCUT_SEG_DEV:-$HERE/../../../shared/data/seg-dev}
 [ -d "$DATA" ] || { echo "skipped: no $DATA"; exit 0; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
