@@ -121,6 +121,13 @@ static void test_thread_counts_give_identical_cuts(void **state)
                     fail_msg("family %d seed %llu, %d threads: %s", family, (unsigned long long)seed, threads,
                              err.message);
                 mf_result_free(&r);
+                /* value and cut alone (BK then leaves the terminal arcs out of its residual graph) */
+                opt.cut_only = 1;
+                assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
+                if (r.flow_value != value || memcmp(r.source_side, want, (size_t)g.num_vertices) || r.flow)
+                    fail_msg("family %d seed %llu, %d threads, cut only: value %lld, want %lld, or the cut differs",
+                             family, (unsigned long long)seed, threads, (long long)r.flow_value, (long long)value);
+                mf_result_free(&r);
             }
             free(want);
             mf_graph_free(&g);

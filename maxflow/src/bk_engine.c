@@ -502,7 +502,9 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
     memset(res, 0, sizeof *res);
     double t0 = mf_now();
     int threads = mf_cpu_threads(opt);
-    int rc = mf_residual_init_threads(&r, g, threads);
+    /* a cut-only solve never maps flows back onto the terminal arcs */
+    int rc = opt->cut_only && !getenv("FLOWCUT_BK_FULL_RESIDUAL") ? mf_residual_init_interior(&r, g, threads)
+                                                                 : mf_residual_init_threads(&r, g, threads);
     if (rc == MF_OK && (!v || !tr))
         rc = MF_ERR_NOMEM;
     if (rc == MF_OK)

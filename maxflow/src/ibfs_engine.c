@@ -345,7 +345,7 @@ static void ib_free(ib *b)
     }
 }
 
-static int ib_init(ib *b, const mf_graph *g)
+static int ib_init(ib *b, const mf_graph *g, int cut_only)
 {
     int32_t n = g->num_vertices;
     memset(b, 0, sizeof *b);
@@ -355,7 +355,7 @@ static int ib_init(ib *b, const mf_graph *g)
     b->v = mf_alloc_big(sizeof(ib_node) * (size_t)n);
     b->bucket = malloc(sizeof(int32_t) * ((size_t)n + 2));
     int64_t *tr = malloc(sizeof(int64_t) * (size_t)n);
-    if (!b->v || !b->bucket || !tr || mf_residual_init(&b->r, g) != MF_OK ||
+    if (!b->v || !b->bucket || !tr || (cut_only ? mf_residual_init_interior(&b->r, g, 1) : mf_residual_init(&b->r, g)) != MF_OK ||
         mf_terminal_residuals(g, tr, &b->flow) != MF_OK) {
         free(tr);
         return MF_ERR_NOMEM;
@@ -387,7 +387,7 @@ int mf_ibfs(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *
     ib b;
     memset(res, 0, sizeof *res);
     double t0 = mf_now();
-    int rc = ib_init(&b, g);
+    int rc = ib_init(&b, g, opt->cut_only);
     if (rc == MF_OK)
         rc = mf_result_alloc(res, g, !opt->cut_only);
     if (rc) {

@@ -65,6 +65,11 @@ int mf_residual_init(mf_residual *r, const mf_graph *g);
 /* The same, built on up to threads threads. */
 int mf_residual_init_threads(mf_residual *r, const mf_graph *g, int threads);
 
+/* The same without the arcs that have a terminal at either end, for
+ * engines that keep terminal capacity per vertex and want only the cut
+ * (mf_residual_forward does not apply to it). */
+int mf_residual_init_interior(mf_residual *r, const mf_graph *g, int threads);
+
 /* Calls fn(ctx, lo, hi) on up to threads threads over ranges of [0, n)
  * of at least grain items (parallel.c); returns when all are done. */
 void mf_parallel_for(int threads, int32_t n, int32_t grain, void (*fn)(void *ctx, int32_t lo, int32_t hi),

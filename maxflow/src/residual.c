@@ -67,6 +67,97 @@ int mf_residual_init_threads(mf_residual *r, const mf_graph *g, int threads)
     return MF_OK;
 }
 
+/* The interior variant: arcs with a terminal at either end are left out
+ * (the engines that hold terminal capacity per vertex never walk them
+ * when they want only the cut). The terminal vertices' lists are empty
+ * and every other list keeps its order, so a stored arc's forward copy
+ * sits at first[u] plus the kept arcs before it. */
+static inline int is_terminal(const mf_graph *g, int32_t v)
+{
+    return v == g->source || v == g->sink;
+}
+
+/* Position of stored arc a (tail u, both ends interior) among u's kept arcs. */
+static inline int32_t interior_forward(const mf_residual *r, const mf_graph *g, int32_t u, int32_t a)
+{
+    int32_t pos = r->first[u];
+    for (int32_t b = g->out_start[u]; b < a; b++)
+        pos += !is_terminal(g, g->arc_head[b]);
+    return pos;
+}
+
+static void fill_interior(void *ctx, int32_t lo, int32_t hi)
+{
+    const mf_graph *g = ((void **)ctx)[0];
+    mf_residual *r = ((void **)ctx)[1];
+    for (int32_t v = lo; v < hi; v++) {
+        if (is_terminal(g, v))
+            continue;
+        int32_t pos = r->first[v];
+        for (int32_t a = g->out_start[v]; a < g->out_start[v + 1]; a++) {
+            int32_t w = g->arc_head[a];
+            if (is_terminal(g, w))
+                continue;
+            r->arcs[pos].head = w;
+            r->arcs[pos].res = g->arc_cap[a];
+            pos++;
+        }
+        for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
+            int32_t u = g->in_tail[i], a = g->in_arc[i];
+            if (is_terminal(g, u))
+                continue;
+            int32_t fp = interior_forward(r, g, u, a);
+            r->arcs[pos].head = u;
+            r->arcs[pos].res = g->arc_rcap[a];
+            r->arcs[pos].rres = g->arc_cap[a];
+            r->arcs[pos].sister = fp;
+            r->arcs[fp].rres = g->arc_rcap[a];
+            r->arcs[fp].sister = pos;
+            pos++;
+        }
+    }
+}
+
+static void count_interior(void *ctx, int32_t lo, int32_t hi)
+{
+    const mf_graph *g = ((void **)ctx)[0];
+    mf_residual *r = ((void **)ctx)[1];
+    for (int32_t v = lo; v < hi; v++) {
+        int32_t k = 0;
+        if (!is_terminal(g, v)) {
+            for (int32_t a = g->out_start[v]; a < g->out_start[v + 1]; a++)
+                k += !is_terminal(g, g->arc_head[a]);
+            for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++)
+                k += !is_terminal(g, g->in_tail[i]);
+        }
+        r->first[v + 1] = k;
+    }
+}
+
+int mf_residual_init_interior(mf_residual *r, const mf_graph *g, int threads)
+{
+    int32_t n = g->num_vertices, m = g->num_arcs;
+    r->first = mf_alloc_big(sizeof(int32_t) * ((size_t)n + 1));
+    r->arcs = NULL;
+    if (!r->first)
+        return MF_ERR_NOMEM;
+    void *ctx[2] = {(void *)g, r};
+    mf_parallel_for(threads, n, 65536, count_interior, ctx);
+    r->first[0] = 0;
+    for (int32_t v = 0; v < n; v++)
+        r->first[v + 1] += r->first[v];
+    (void)m;
+    r->arcs = mf_alloc_big(sizeof(mf_rarc) * ((size_t)r->first[n] + 1));
+    if (!r->arcs) {
+        mf_residual_free(r);
+        return MF_ERR_NOMEM;
+    }
+    /* each vertex writes its own list and, for its in-arcs, the sister
+     * fields of their forward copies, which no other vertex writes */
+    mf_parallel_for(threads, n, 65536, fill_interior, ctx);
+    return MF_OK;
+}
+
 int mf_residual_init(mf_residual *r, const mf_graph *g)
 {
     return mf_residual_init_threads(r, g, 1);
