@@ -136,7 +136,7 @@ static void count_interior(void *ctx, int32_t lo, int32_t hi)
 
 int mf_residual_init_interior(mf_residual *r, const mf_graph *g, int threads)
 {
-    int32_t n = g->num_vertices, m = g->num_arcs;
+    int32_t n = g->num_vertices;
     r->first = mf_alloc_big(sizeof(int32_t) * ((size_t)n + 1));
     r->arcs = NULL;
     if (!r->first)
@@ -146,7 +146,6 @@ int mf_residual_init_interior(mf_residual *r, const mf_graph *g, int threads)
     r->first[0] = 0;
     for (int32_t v = 0; v < n; v++)
         r->first[v + 1] += r->first[v];
-    (void)m;
     r->arcs = mf_alloc_big(sizeof(mf_rarc) * ((size_t)r->first[n] + 1));
     if (!r->arcs) {
         mf_residual_free(r);
