@@ -16,6 +16,9 @@ int mf_ibfs(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *
  * is capacity left from the source, < 0 to the sink; adds the flow the
  * pre-cancelling and the source -> sink arcs carry to *flow. */
 int mf_terminal_residuals(const mf_graph *g, int64_t *tr, int64_t *flow);
+/* Both for a cut-only solve on one thread, in fewer passes: the residual
+ * graph of mf_residual_init_interior and the terminal residuals. */
+int mf_cut_setup(const mf_graph *g, mf_residual *r, int64_t *tr, int64_t *flow);
 /* Flow of every stored arc from the residual graph (interior arcs) and the
  * terminal residuals left (terminal arcs, shared out in arc order). */
 int mf_terminal_flows(const mf_graph *g, const mf_residual *r, const int64_t *left_tr, int32_t *flow);

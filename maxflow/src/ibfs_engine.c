@@ -355,8 +355,9 @@ static int ib_init(ib *b, const mf_graph *g, int cut_only)
     b->v = mf_alloc_big(sizeof(ib_node) * (size_t)n);
     b->bucket = malloc(sizeof(int32_t) * ((size_t)n + 2));
     int64_t *tr = malloc(sizeof(int64_t) * (size_t)n);
-    if (!b->v || !b->bucket || !tr || (cut_only ? mf_residual_init_interior(&b->r, g, 1) : mf_residual_init(&b->r, g)) != MF_OK ||
-        mf_terminal_residuals(g, tr, &b->flow) != MF_OK) {
+    if (!b->v || !b->bucket || !tr ||
+        (cut_only ? mf_cut_setup(g, &b->r, tr, &b->flow)
+                  : mf_residual_init(&b->r, g) || mf_terminal_residuals(g, tr, &b->flow)) != MF_OK) {
         free(tr);
         return MF_ERR_NOMEM;
     }

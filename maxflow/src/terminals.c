@@ -104,3 +104,76 @@ int mf_terminal_flows(const mf_graph *g, const mf_residual *r, const int64_t *le
     free(out_to_t);
     return MF_OK;
 }
+
+/* Cut-only set-up in one pass over the stored arcs and one more over the
+ * interior ones, on one thread: the residual graph of the arcs between
+ * non-terminal vertices, laid out as mf_residual_init_interior lays it
+ * (each vertex's forward copies, then its reverse copies in tail order),
+ * and the terminal residuals of mf_terminal_residuals. Each stored arc
+ * is read once per pass, from its tail; the in-arc index is never read. */
+int mf_cut_setup(const mf_graph *g, mf_residual *r, int64_t *tr, int64_t *flow)
+{
+    int32_t n = g->num_vertices, s = g->source, t = g->sink;
+    r->first = mf_alloc_big(sizeof(int32_t) * ((size_t)n + 1));
+    r->arcs = NULL;
+    int32_t *cur = mf_calloc_big(2 * (size_t)n, sizeof(int32_t)); /* out, in per vertex */
+    int64_t *to_t = mf_calloc_big((size_t)n, sizeof(int64_t));
+    if (!r->first || !cur || !to_t) {
+        mf_residual_free(r);
+        free(cur);
+        free(to_t);
+        return MF_ERR_NOMEM;
+    }
+    memset(tr, 0, sizeof(int64_t) * (size_t)n);
+    int64_t direct = 0;
+    for (int32_t u = 0; u < n; u++) {
+        int u_term = u == s || u == t;
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t w = g->arc_head[a], v;
+            if (!u_term && w != s && w != t) {
+                cur[2 * (size_t)u]++;
+                cur[2 * (size_t)w + 1]++;
+                continue;
+            }
+            int from_source, along;
+            int64_t cap = terminal_arc(g, u, a, &v, &from_source, &along);
+            if (cap >= 0)
+                (from_source ? tr : to_t)[v] += cap;
+            else if (u == s && w == t)
+                direct += g->arc_cap[a];
+            else if (u == t && w == s)
+                direct += g->arc_rcap[a];
+        }
+    }
+    *flow += direct;
+    r->first[0] = 0;
+    for (int32_t v = 0; v < n; v++) {
+        *flow += tr[v] < to_t[v] ? tr[v] : to_t[v];
+        tr[v] -= to_t[v];
+        int32_t out = cur[2 * (size_t)v], in = cur[2 * (size_t)v + 1];
+        cur[2 * (size_t)v] = r->first[v];
+        cur[2 * (size_t)v + 1] = r->first[v] + out;
+        r->first[v + 1] = r->first[v] + out + in;
+    }
+    free(to_t);
+    r->arcs = mf_alloc_big(sizeof(mf_rarc) * ((size_t)r->first[n] + 1));
+    if (!r->arcs) {
+        mf_residual_free(r);
+        free(cur);
+        return MF_ERR_NOMEM;
+    }
+    for (int32_t u = 0; u < n; u++) {
+        if (u == s || u == t)
+            continue;
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t w = g->arc_head[a];
+            if (w == s || w == t)
+                continue;
+            int32_t f = cur[2 * (size_t)u]++, q = cur[2 * (size_t)w + 1]++;
+            r->arcs[f] = (mf_rarc){w, g->arc_cap[a], g->arc_rcap[a], q};
+            r->arcs[q] = (mf_rarc){u, g->arc_rcap[a], g->arc_cap[a], f};
+        }
+    }
+    free(cur);
+    return MF_OK;
+}
