@@ -537,17 +537,21 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
             rc = mf_terminal_flows(g, &r, tr, res->flow);
     }
     if (rc == MF_OK) {
-        /* the cut: vertices that still reach the sink, starting from those
-         * with sink capacity left (terminal arcs live in tr, not in the arcs) */
-        int32_t count = 0, *queue = (int32_t *)(void *)tr; /* tr is done with; n slots of 8 bytes */
-        memset(res->source_side, 1, (size_t)n);
-        res->source_side[g->sink] = 0;
+        /* the cut: the vertices that still reach the sink, which here are
+         * the sink tree's. Each of its vertices reaches the sink along its
+         * tree path; a source-tree vertex that did would close an augmenting
+         * path. A free vertex has no residual arc into the sink tree: it
+         * left the source tree with none (such an arc is a path, augmented
+         * until saturated), or left the sink tree, which activates every
+         * sink-tree neighbour it has room into to take it back (adopt);
+         * while it is free no flow moves across its arcs, and a neighbour
+         * that joins the sink tree later takes it in when it grows (a merge
+         * activates every tree vertex at its seam). The
+         * tests check this cut against Edmonds-Karp's on every family and
+         * thread count. */
         for (int32_t u = 0; u < n; u++)
-            if (v[u].tree != TERMINAL_VERTEX && v[u].tr < 0) {
-                res->source_side[u] = 0;
-                queue[count++] = u;
-            }
-        mf_residual_cut(&r, queue, count, g->source, res->source_side);
+            res->source_side[u] = v[u].tree != SNK_TREE;
+        res->source_side[g->sink] = 0;
     }
     double t1 = mf_now();
     res->flow_value = flow + g->flow_offset;
