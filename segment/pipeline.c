@@ -201,7 +201,7 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
     /* with the geodesic prior the data terms decide most pixels and BK's
      * search trees stay short: it beat push-relabel at every size measured
      * (coffee 0.25-12 Mpx on the H100 host, 2-3x; seg-dev 0.19 Mpx, 1.1x),
-     * where without the prior push-relabel won below 0.35 and above 6 Mpx */
+     * where without the prior push-relabel wins above 6 Mpx (mf_cpu_auto) */
     if (so.cpu_algorithm == MF_CPU_AUTO && o->graph.geodesic > 0)
         so.cpu_algorithm = MF_CPU_BK;
     int rc;

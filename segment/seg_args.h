@@ -47,7 +47,7 @@ enum {
     "                        foreground seed by its shortest path (default off)\n"          \
     "  --engine auto|cpu|gpu solver engine (default auto)\n"                                      \
     "  --cpu-algorithm A     CPU solver: auto (default: Boykov-Kolmogorov with the geodesic\n" \
-    "                        prior; without it BK from 0.35 to 6 Mpx, push-relabel outside),\n" \
+    "                        prior; without it BK below 6 Mpx, push-relabel above),\n"       \
     "                        bk, ibfs or push-relabel\n"                                     \
     "  --threads N           CPU threads for the network and the solve (default 0: every\n" \
     "                        core); the mask does not depend on N\n"                      \

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "cpu_engines.h" /* mf_cpu_auto */
 #include "test_support.h"
 
 #include <stdio.h>
@@ -74,6 +75,35 @@ static void test_big_allocations(void **state)
     assert_null(mf_alloc_big(SIZE_MAX - 100));
 }
 
+/* --cpu-algorithm auto: BK on small networks whose vertices mostly hang on
+ * a terminal arc (photos, grids), push-relabel on small ones with a few
+ * terminal arcs (genrmf, RLG), BK on any graph of 0.35 to 6 million. */
+static void test_auto_algorithm(void **state)
+{
+    (void)state;
+    struct {
+        int family;
+        mf_cpu_algorithm want;
+    } cases[] = {{0, MF_CPU_BK}, {1, MF_CPU_BK}, {2, MF_CPU_PUSH_RELABEL}, {3, MF_CPU_PUSH_RELABEL}, {4, MF_CPU_BK}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mf_arclist list;
+        mf_graph g;
+        mf_error err = {0};
+        int rc = cases[i].family == 0   ? mf_gen_grid(120, 90, 4, 1, &list)
+                 : cases[i].family == 1 ? mf_gen_grid(120, 90, 8, 1, &list)
+                 : cases[i].family == 2 ? mf_gen_genrmf(8, 8, 100, 10000, 1, &list)
+                 : cases[i].family == 3 ? mf_gen_washington_rlg(64, 64, 10000, 1, &list)
+                                        : mf_gen_genrmf(40, 250, 100, 10000, 1, &list); /* 400,000 vertices */
+        assert_int_equal(rc, MF_OK);
+        assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+        if (mf_cpu_auto(&g) != cases[i].want)
+            fail_msg("case %zu (%d vertices): auto picked %d, want %d", i, g.num_vertices, (int)mf_cpu_auto(&g),
+                     (int)cases[i].want);
+        mf_graph_free(&g);
+        mf_arclist_free(&list);
+    }
+}
+
 static void test_gpu_engine_absent_or_named(void **state)
 {
     (void)state;
@@ -112,6 +142,7 @@ int main(void)
         cmocka_unit_test(test_random_graphs_match_edmonds_karp),
         cmocka_unit_test(test_value_beyond_32_bits),
         cmocka_unit_test(test_verify_rejects_a_wrong_certificate),
+        cmocka_unit_test(test_auto_algorithm),
         cmocka_unit_test(test_gpu_engine_absent_or_named),
         cmocka_unit_test(test_big_allocations),
     };

@@ -5,17 +5,41 @@
 
 #include <string.h>
 
-/* Which algorithm wins depends on the photo as much as on its size: on
- * the 0.19 Mpx PASCAL photos of seg-dev push-relabel was faster on 79 of
- * 99 (1.3x on average), on the alpha-matting photos BK was 2-10x faster at
- * any size. Upscaling one photo (coffee) from 0.25 to 12 Mpx, BK won by
- * 3x at 1 Mpx, 2x at 3 Mpx, tied at 6 Mpx and lost by 1.7x at 12 Mpx: BK's
- * augmenting paths lengthen with the resolution, push-relabel's labels do
- * not care. Size is the signal we have before solving. Also measured and
+/* Which algorithm wins depends on the network as much as on its size.
+ * Measured in session 3 on photos without the geodesic prior: below 0.35
+ * Mpx push-relabel won on 79 of 99 seg-dev photos, BK won by 3x at 1 Mpx
+ * and lost by 1.7x at 12 Mpx (BK's augmenting paths lengthen with the
+ * resolution, push-relabel's labels do not care). Since BK's set-up got
+ * cheaper (session 9: no terminal arcs in its residual graph, a two-pass
+ * build, the cut read off its trees) it wins below 0.35 Mpx too wherever
+ * most vertices hang on a terminal arc: on the 102 default seg-dev
+ * networks on 97 (1.8x in geometric mean, H100 host), on 20 of them built
+ * without the prior 1.3x (push-relabel faster on 9), on 500 x 500 grids
+ * 1.3-2.1x, on dense DAGs 3x, on bipartite matchings 1.1x. Networks with
+ * few terminal arcs (genrmf, Washington RLG, R-MAT: terminals on one face
+ * or a few vertices) keep push-relabel below 0.35 Mpx: BK has no
+ * polynomial bound and its paths there are long. Also measured and
  * dropped: racing both on two threads (each slows the other by 30% on a
  * 2-vCPU machine) and BK with a work budget before push-relabel. */
 #define BK_FROM_VERTICES 350000
 #define BK_UNTIL_VERTICES 6000000
+
+static int32_t degree(const mf_graph *g, int32_t v)
+{
+    return (g->out_start[v + 1] - g->out_start[v]) + (g->in_start[v + 1] - g->in_start[v]);
+}
+
+mf_cpu_algorithm mf_cpu_auto(const mf_graph *g)
+{
+    int32_t n = g->num_vertices;
+    if (n >= BK_UNTIL_VERTICES)
+        return MF_CPU_PUSH_RELABEL;
+    if (n >= BK_FROM_VERTICES)
+        return MF_CPU_BK;
+    /* terminal arcs for at least every other vertex: a photo, a grid */
+    int64_t terminal_arcs = (int64_t)degree(g, g->source) + degree(g, g->sink);
+    return 2 * terminal_arcs >= n ? MF_CPU_BK : MF_CPU_PUSH_RELABEL;
+}
 
 int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err)
 {
@@ -26,9 +50,7 @@ int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res, mf_er
     }
     mf_cpu_algorithm a = opt->cpu_algorithm;
     if (a == MF_CPU_AUTO)
-        a = g->num_vertices >= BK_FROM_VERTICES && g->num_vertices < BK_UNTIL_VERTICES
-                ? MF_CPU_BK
-                : MF_CPU_PUSH_RELABEL;
+        a = mf_cpu_auto(g);
     if (a == MF_CPU_IBFS)
         return mf_ibfs(g, opt, res, err);
     return a == MF_CPU_BK ? mf_bk(g, opt, res, err) : mf_push_relabel(g, opt, res, err);

@@ -291,9 +291,7 @@ static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res
         d->pr_ready = 1;
         mf_cpu_algorithm alg = d->opt.cpu_algorithm;
         if (alg == MF_CPU_AUTO) {
-            /* the same rule as mf_solve_cpu: BK on mid-sized graphs */
-            alg = g->num_vertices >= 350000 && g->num_vertices < 6000000 ? MF_CPU_BK
-                                                                          : MF_CPU_PUSH_RELABEL;
+            alg = mf_cpu_auto(g); /* the same rule as mf_solve_cpu */
         }
         if (alg == MF_CPU_BK) {
             /* BK's maximum flow is the result; its flows seed the state of

@@ -176,8 +176,9 @@ typedef enum { MF_ENGINE_AUTO = 0, MF_ENGINE_CPU, MF_ENGINE_GPU } mf_engine;
 
 /* The CPU engine's algorithm. Push-relabel has a polynomial bound on any
  * graph; Boykov-Kolmogorov has none but is up to 5x faster on the grid
- * networks of mid-sized photos. Auto picks BK from 0.35 to 6 million
- * vertices and push-relabel outside (crossovers measured on photos). */
+ * networks of photos. Auto picks BK from 0.35 to 6 million vertices,
+ * and below that where at least every other vertex has a terminal arc
+ * (photos, grids), push-relabel elsewhere (crossovers measured). */
 typedef enum { MF_CPU_PUSH_RELABEL = 0, MF_CPU_BK, MF_CPU_AUTO, MF_CPU_IBFS } mf_cpu_algorithm;
 
 typedef struct mf_options {
