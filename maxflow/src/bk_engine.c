@@ -505,10 +505,12 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
     int rc = v && tr ? MF_OK : MF_ERR_NOMEM;
     /* one thread: the residual graph and the terminal residuals in two
      * passes over the arcs (mf_cut_setup; a 0.14 Mpx photo's solve 12.8 ->
-     * 10.1 ms). More: the threaded passes, which on 2 threads won as often
-     * as they lost. FLOWCUT_BK_SETUP=fused|parallel overrides (experiments). */
+     * 10.1 ms), also below 131,072 vertices, which the threaded passes
+     * (grain 65,536) would not split. More: the threaded passes, which on
+     * 2 threads won as often as they lost. FLOWCUT_BK_SETUP=fused|parallel
+     * overrides (experiments). */
     const char *setup = getenv("FLOWCUT_BK_SETUP");
-    int fused = setup ? !strcmp(setup, "fused") : threads == 1;
+    int fused = setup ? !strcmp(setup, "fused") : threads == 1 || n < 131072;
     if (rc == MF_OK && opt->cut_only && fused) {
         rc = mf_cut_setup(g, &r, tr, &flow);
     } else if (rc == MF_OK) {
