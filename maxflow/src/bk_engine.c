@@ -63,6 +63,9 @@ typedef struct bk_run {
     int32_t *orphans; /* FIFO, each vertex at most once */
     int32_t ohead, olen;
     int32_t time;
+    int32_t *path;    /* (vertex, parent arc) pairs of the path being augmented */
+    int32_t plen, pcap;
+    int nomem;
     int64_t flow;
     int64_t augmentations;
 } bk_run;
@@ -103,65 +106,94 @@ static void make_orphan(bk_run *b, int32_t v)
     b->olen++;
 }
 
-/* Bottleneck of the path source ~> x -> y ~> sink through arc xy. */
-static int64_t bottleneck(const bk_run *b, int32_t x, int32_t xy)
+/* Records v and its parent arc on the path buffer (the second walk, the
+ * push, then runs over it without chasing parents again). */
+static inline int path_add(bk_run *b, int32_t v, int32_t arc)
+{
+    if (b->plen == b->pcap) {
+        int32_t cap = b->pcap ? 2 * b->pcap : 1024;
+        int32_t *p = realloc(b->path, sizeof(int32_t) * 2 * (size_t)cap);
+        if (!p)
+            return -1;
+        b->path = p;
+        b->pcap = cap;
+    }
+    b->path[2 * b->plen] = v;
+    b->path[2 * b->plen + 1] = arc;
+    b->plen++;
+    return 0;
+}
+
+/* Bottleneck of the path source ~> x -> y ~> sink through arc xy; the
+ * path's vertices go on the buffer, source side first (*split of them,
+ * the root last), then the sink side (the root last). */
+static int bottleneck(bk_run *b, int32_t x, int32_t xy, int64_t *delta, int32_t *split)
 {
     const mf_rarc *arcs = b->arcs;
     int64_t cap = arcs[xy].res;
     int32_t v;
+    b->plen = 0;
     for (v = x; b->v[v].parent != TO_TERMINAL; v = b->v[v].up) {
-        int32_t into_v = arcs[b->v[v].parent].rres;
+        int32_t p = b->v[v].parent, into_v = arcs[p].rres;
         if (into_v < cap)
             cap = into_v;
+        if (path_add(b, v, p))
+            return -1;
     }
     if (b->v[v].tr < cap)
         cap = b->v[v].tr;
+    if (path_add(b, v, TO_TERMINAL))
+        return -1;
+    *split = b->plen;
     for (v = arcs[xy].head; b->v[v].parent != TO_TERMINAL; v = b->v[v].up) {
-        if (arcs[b->v[v].parent].res < cap)
-            cap = arcs[b->v[v].parent].res;
+        int32_t p = b->v[v].parent;
+        if (arcs[p].res < cap)
+            cap = arcs[p].res;
+        if (path_add(b, v, p))
+            return -1;
     }
     if (-b->v[v].tr < cap)
         cap = -b->v[v].tr;
-    return cap;
+    if (path_add(b, v, TO_TERMINAL))
+        return -1;
+    *delta = cap;
+    return 0;
 }
 
 /* Pushes delta along the path; vertices whose link to their tree broke
  * become orphans. */
-static void augment(bk_run *b, int32_t x, int32_t xy)
+static int augment(bk_run *b, int32_t x, int32_t xy)
 {
     mf_rarc *arcs = b->arcs;
-    int64_t delta = bottleneck(b, x, xy);
+    int64_t delta;
+    int32_t split;
+    if (bottleneck(b, x, xy, &delta, &split))
+        return -1;
     mf_rarc_push(arcs, xy, (int32_t)delta);
-    for (int32_t v = x;;) {
-        if (b->v[v].parent == TO_TERMINAL) {
-            b->v[v].tr -= delta;
-            if (!b->v[v].tr)
-                make_orphan(b, v);
-            break;
-        }
-        mf_rarc *up = &arcs[b->v[v].parent];
-        mf_rarc_push(arcs, b->v[v].parent, -(int32_t)delta);
-        int32_t next = b->v[v].up;
-        if (!up->rres)
+    const int32_t *path = b->path;
+    for (int32_t i = 0; i < split - 1; i++) {
+        int32_t v = path[2 * i], p = path[2 * i + 1];
+        mf_rarc_push(arcs, p, -(int32_t)delta);
+        if (!arcs[p].rres)
             make_orphan(b, v);
-        v = next;
     }
-    for (int32_t v = arcs[xy].head;;) {
-        if (b->v[v].parent == TO_TERMINAL) {
-            b->v[v].tr += delta;
-            if (!b->v[v].tr)
-                make_orphan(b, v);
-            break;
-        }
-        mf_rarc *down = &arcs[b->v[v].parent];
-        mf_rarc_push(arcs, b->v[v].parent, (int32_t)delta);
-        int32_t next = b->v[v].up;
-        if (!down->res)
+    int32_t root = path[2 * (split - 1)];
+    b->v[root].tr -= delta;
+    if (!b->v[root].tr)
+        make_orphan(b, root);
+    for (int32_t i = split; i < b->plen - 1; i++) {
+        int32_t v = path[2 * i], p = path[2 * i + 1];
+        mf_rarc_push(arcs, p, (int32_t)delta);
+        if (!arcs[p].res)
             make_orphan(b, v);
-        v = next;
     }
+    root = path[2 * (b->plen - 1)];
+    b->v[root].tr += delta;
+    if (!b->v[root].tr)
+        make_orphan(b, root);
     b->flow += delta;
     b->augmentations++;
+    return 0;
 }
 
 /* Distance from v to its tree's terminal through valid parents, or
@@ -293,7 +325,10 @@ static void run_search(bk_run *b)
         /* v stays active while its layer still leads to paths */
         while (b->v[v].tree != FREE && (xy = grow(b, v, &x)) >= 0) {
             b->time++;
-            augment(b, x, xy);
+            if (augment(b, x, xy)) {
+                b->nomem = 1;
+                return;
+            }
             adopt_orphans(b);
         }
     }
@@ -353,10 +388,12 @@ static void *job_main(void *arg)
         else
             activate_seam(b, j->mid);
         run_search(b);
+        j->nomem = b->nomem;
     }
     free(b->queue);
     free(b->orphans);
-    b->queue = b->orphans = NULL;
+    free(b->path);
+    b->queue = b->orphans = b->path = NULL;
     return NULL;
 }
 
