@@ -25,25 +25,40 @@ static int64_t terminal_arc(const mf_graph *g, int32_t u, int32_t a, int32_t *v,
     return *along ? g->arc_cap[a] : g->arc_rcap[a];
 }
 
+/* Adds stored arc a (tail u) to its vertex's capacity from the source or
+ * to the sink, or to *direct when it joins source to sink. */
+static inline void add_terminal_arc(const mf_graph *g, int32_t u, int32_t a, int64_t *from_s, int64_t *to_t,
+                                    int64_t *direct)
+{
+    int32_t v, w = g->arc_head[a];
+    int from_source, along;
+    int64_t cap = terminal_arc(g, u, a, &v, &from_source, &along);
+    if (cap >= 0)
+        (from_source ? from_s : to_t)[v] += cap;
+    else if (u == g->source && w == g->sink)
+        *direct += g->arc_cap[a];
+    else if (u == g->sink && w == g->source)
+        *direct += g->arc_rcap[a];
+}
+
 /* Each vertex's capacity from the source and to the sink, summed over its
  * terminal arcs; returns the capacity of the arcs from source to sink. */
 static int64_t sum_terminal_caps(int32_t n, const mf_graph *g, int64_t *from_s, int64_t *to_t)
 {
     int64_t direct = 0;
-    for (int32_t u = 0; u < n; u++) {
-        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
-            int32_t v, w = g->arc_head[a];
-            int from_source, along;
-            int64_t cap = terminal_arc(g, u, a, &v, &from_source, &along);
-            if (cap >= 0)
-                (from_source ? from_s : to_t)[v] += cap;
-            else if (u == g->source && w == g->sink)
-                direct += g->arc_cap[a];
-            else if (u == g->sink && w == g->source)
-                direct += g->arc_rcap[a];
-        }
-    }
+    for (int32_t u = 0; u < n; u++)
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++)
+            add_terminal_arc(g, u, a, from_s, to_t, &direct);
     return direct;
+}
+
+/* A vertex's capacity from the source (*tr) against its capacity to the
+ * sink: what both give is flow through s -> v -> t at once; *tr keeps the
+ * rest, signed. */
+static inline void precancel(int64_t *tr, int64_t to_t, int64_t *flow)
+{
+    *flow += *tr < to_t ? *tr : to_t;
+    *tr -= to_t;
 }
 
 int mf_terminal_residuals(const mf_graph *g, int64_t *tr, int64_t *flow)
@@ -54,12 +69,9 @@ int mf_terminal_residuals(const mf_graph *g, int64_t *tr, int64_t *flow)
     if (!to_t)
         return MF_ERR_NOMEM;
     memset(tr, 0, sizeof(int64_t) * (size_t)n);
-    /* pre-cancelled capacity is flow through s -> v -> t at once */
     *flow += sum_terminal_caps(n, g, tr, to_t);
-    for (int32_t v = 0; v < n; v++) {
-        *flow += tr[v] < to_t[v] ? tr[v] : to_t[v];
-        tr[v] -= to_t[v];
-    }
+    for (int32_t v = 0; v < n; v++)
+        precancel(&tr[v], to_t[v], flow);
     free(to_t);
     return MF_OK;
 }
@@ -129,27 +141,19 @@ int mf_cut_setup(const mf_graph *g, mf_residual *r, int64_t *tr, int64_t *flow)
     for (int32_t u = 0; u < n; u++) {
         int u_term = u == s || u == t;
         for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
-            int32_t w = g->arc_head[a], v;
+            int32_t w = g->arc_head[a];
             if (!u_term && w != s && w != t) {
                 cur[2 * (size_t)u]++;
                 cur[2 * (size_t)w + 1]++;
-                continue;
+            } else {
+                add_terminal_arc(g, u, a, tr, to_t, &direct);
             }
-            int from_source, along;
-            int64_t cap = terminal_arc(g, u, a, &v, &from_source, &along);
-            if (cap >= 0)
-                (from_source ? tr : to_t)[v] += cap;
-            else if (u == s && w == t)
-                direct += g->arc_cap[a];
-            else if (u == t && w == s)
-                direct += g->arc_rcap[a];
         }
     }
     *flow += direct;
     r->first[0] = 0;
     for (int32_t v = 0; v < n; v++) {
-        *flow += tr[v] < to_t[v] ? tr[v] : to_t[v];
-        tr[v] -= to_t[v];
+        precancel(&tr[v], to_t[v], flow);
         int32_t out = cur[2 * (size_t)v], in = cur[2 * (size_t)v + 1];
         cur[2 * (size_t)v] = r->first[v];
         cur[2 * (size_t)v + 1] = r->first[v] + out;
