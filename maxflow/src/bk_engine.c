@@ -65,7 +65,6 @@ typedef struct bk_run {
     int32_t time;
     int32_t *path;    /* (vertex, parent arc) pairs of the path being augmented */
     int32_t plen, pcap;
-    int nomem;
     int64_t flow;
     int64_t augmentations;
 } bk_run;
@@ -317,7 +316,8 @@ static int32_t grow(bk_run *b, int32_t v, int32_t *x)
     return -1;
 }
 
-static void run_search(bk_run *b)
+/* Returns -1 when the path buffer could not grow, else 0. */
+static int run_search(bk_run *b)
 {
     int32_t v, x;
     while ((v = pop_active(b)) >= 0) {
@@ -325,13 +325,12 @@ static void run_search(bk_run *b)
         /* v stays active while its layer still leads to paths */
         while (b->v[v].tree != FREE && (xy = grow(b, v, &x)) >= 0) {
             b->time++;
-            if (augment(b, x, xy)) {
-                b->nomem = 1;
-                return;
-            }
+            if (augment(b, x, xy))
+                return -1;
             adopt_orphans(b);
         }
     }
+    return 0;
 }
 
 /* A block's first run: every vertex with terminal capacity left roots a
@@ -387,8 +386,7 @@ static void *job_main(void *arg)
             seed_trees(b);
         else
             activate_seam(b, j->mid);
-        run_search(b);
-        j->nomem = b->nomem;
+        j->nomem = run_search(b) != 0;
     }
     free(b->queue);
     free(b->orphans);
