@@ -178,10 +178,14 @@ static void pass_terminals(build *b, band *bd)
         }
 }
 
-/* Index of the arc from (x, y) toward forward direction d. */
+/* Index of the arc from (x, y) toward forward direction d. A pixel away
+ * from the bottom row and the side columns stores all its forward arcs,
+ * so the arc is its d-th (the common case, without the count). */
 static int32_t arc_of(const build *b, int32_t x, int32_t y, int d)
 {
     int32_t a = b->g->out_start[(int64_t)y * b->width + x];
+    if (x >= (b->nd == 4) && x + 1 < b->width && y + 1 < b->height)
+        return a + d;
     for (int k = 0; k < d; k++)
         a += valid(b, x, y, k);
     return a;

@@ -136,6 +136,40 @@ static void publish_rows(scan_ctx *c, int b, int32_t rows)
  * library call without -ffast-math. */
 static inline float min_f(float a, float b) { return b < a ? b : a; }
 
+/* The steps from the row above into columns [lo, hi) of an 8-connected
+ * row, every one of which has both diagonal neighbours: no tests, the
+ * loop vectorises. out: the row, up: the row above, cu: its costs. */
+static int64_t row_from_above(float *restrict out, const float *restrict up, const float *restrict cu,
+                              const uint8_t *restrict seeds, int32_t lo, int32_t hi)
+{
+    int64_t changed = 0;
+    for (int32_t x = lo; x < hi; x++) {
+        float old = out[x], best = min_f(old, up[x] + cu[4 * x + 1]);
+        best = min_f(best, up[x - 1] + cu[4 * (x - 1) + 2]);
+        best = min_f(best, up[x + 1] + cu[4 * (x + 1) + 3]);
+        best = seeds[x] == GB_UNMARKED ? best : old;
+        changed += best < old;
+        out[x] = best;
+    }
+    return changed;
+}
+
+/* The same from the row below, through the row's own forward steps (cr). */
+static int64_t row_from_below(float *restrict out, const float *restrict down, const float *restrict cr,
+                              const uint8_t *restrict seeds, int32_t lo, int32_t hi)
+{
+    int64_t changed = 0;
+    for (int32_t x = lo; x < hi; x++) {
+        float old = out[x], best = min_f(old, down[x] + cr[4 * x + 1]);
+        best = min_f(best, down[x + 1] + cr[4 * x + 2]);
+        best = min_f(best, down[x - 1] + cr[4 * x + 3]);
+        best = seeds[x] == GB_UNMARKED ? best : old;
+        changed += best < old;
+        out[x] = best;
+    }
+    return changed;
+}
+
 /* Distances alone (no parent to record): the same minimum as the serial
  * scan, in two sweeps of the row. First the steps from the row already
  * final (above going forward, below going backward), independent of one
@@ -151,7 +185,19 @@ static int64_t row_forward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1)
     float *d = c->d;
     int64_t changed = 0, row = (int64_t)y * w;
     if (y > 0) {
+        /* columns with both diagonal neighbours take the loop without tests */
+        int32_t lo = x0, hi = x0;
+        if (nd == 4) {
+            lo = x0 > 0 ? x0 : 1;
+            hi = x1 < w ? x1 : w - 1;
+            hi = hi > lo ? hi : lo;
+            changed += row_from_above(d + row, d + row - w, cost + (row - w) * 4, seeds + row, lo, hi);
+        }
         for (int32_t x = x0; x < x1; x++) {
+            if (x == lo)
+                x = hi;
+            if (x >= x1)
+                break;
             int64_t p = row + x, q = p - w;
             float old = d[p], best = min_f(old, d[q] + cost[q * nd + 1]);
             if (nd == 4) {
@@ -165,13 +211,20 @@ static int64_t row_forward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1)
             d[p] = best;
         }
     }
-    for (int32_t x = x0 > 0 ? x0 : 1; x < x1; x++) {
+    /* the chain: the previous pixel's distance stays in a register, and a
+     * seed's step costs infinity instead of a branch (x + inf = inf, and
+     * min(old, inf) = old), so a pixel costs an add and a min */
+    int32_t xs = x0 > 0 ? x0 : 1;
+    if (xs >= x1)
+        return changed;
+    float prev = d[row + xs - 1];
+    for (int32_t x = xs; x < x1; x++) {
         int64_t p = row + x;
-        float v = d[p - 1] + cost[(p - 1) * nd + 0];
-        if (v < d[p] && seeds[p] == GB_UNMARKED) {
-            d[p] = v;
-            changed++;
-        }
+        float step = seeds[p] == GB_UNMARKED ? cost[(p - 1) * nd + 0] : INFINITY;
+        float old = d[p], v = prev + step;
+        changed += v < old;
+        prev = min_f(old, v);
+        d[p] = prev;
     }
     return changed;
 }
@@ -185,7 +238,18 @@ static int64_t row_backward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1
     float *d = c->d;
     int64_t changed = 0, row = (int64_t)y * w;
     if (y + 1 < h) {
+        int32_t lo = x0, hi = x0;
+        if (nd == 4) {
+            lo = x0 > 0 ? x0 : 1;
+            hi = x1 < w ? x1 : w - 1;
+            hi = hi > lo ? hi : lo;
+            changed += row_from_below(d + row, d + row + w, cost + row * 4, seeds + row, lo, hi);
+        }
         for (int32_t x = x0; x < x1; x++) {
+            if (x == lo)
+                x = hi;
+            if (x >= x1)
+                break;
             int64_t p = row + x, q = p + w;
             const float *cp = cost + p * nd;
             float old = d[p], best = min_f(old, d[q] + cp[1]);
@@ -200,13 +264,17 @@ static int64_t row_backward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1
             d[p] = best;
         }
     }
-    for (int32_t x = (x1 < w ? x1 : w - 1) - 1; x >= x0; x--) {
+    int32_t xs = (x1 < w ? x1 : w - 1) - 1;
+    if (xs < x0)
+        return changed;
+    float prev = d[row + xs + 1];
+    for (int32_t x = xs; x >= x0; x--) {
         int64_t p = row + x;
-        float v = d[p + 1] + cost[p * nd + 0];
-        if (v < d[p] && seeds[p] == GB_UNMARKED) {
-            d[p] = v;
-            changed++;
-        }
+        float step = seeds[p] == GB_UNMARKED ? cost[p * nd + 0] : INFINITY;
+        float old = d[p], v = prev + step;
+        changed += v < old;
+        prev = min_f(old, v);
+        d[p] = prev;
     }
     return changed;
 }
