@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,8 +39,11 @@ typedef struct build {
     int nd;
     double beta, wscale;
     double *similarity; /* exp(-beta * d2), gb_similarity_table */
+    _Atomic uint8_t *present; /* 1 at the squared colour distances that occur */
     int32_t K;
-    int32_t *w;      /* npx * nd weights, 0 where the neighbour is outside */
+    int32_t *w;      /* npx * nd: first each pair's squared colour distance
+                      * (-1 where the neighbour is outside), then its weight
+                      * (0 there) */
     int32_t *term;   /* cs - ct after pre-cancelling */
     int32_t *cancelled;
     int all_terminals; /* both terminal arcs at every pixel, zero or not */
@@ -67,33 +71,45 @@ static int has_backward(const build *b, int32_t x, int32_t y, int d)
 static int has_source_arc(const build *b, int64_t i) { return b->all_terminals || b->term[i] > 0; }
 static int has_sink_arc(const build *b, int64_t i) { return b->all_terminals || b->term[i] < 0; }
 
+/* Each pair's squared colour distance, once: into w (the weights pass
+ * and the geodesic step costs read it), its sum for beta, and which
+ * distances occur (only those get a similarity). */
 static void pass_beta(build *b, band *bd)
 {
+    const int nd = b->nd;
+    int64_t off[4];
+    for (int d = 0; d < nd; d++)
+        off[d] = 3 * ((int64_t)FDY[d] * b->width + FDX[d]);
+    /* columns whose forward neighbours all exist */
+    const int32_t lo = nd == 4 ? 1 : 0, hi = b->width - 1;
     for (int32_t y = bd->y0; y < bd->y1; y++)
-        for (int32_t x = 0; x < b->width; x++)
-            for (int d = 0; d < b->nd; d++)
-                if (valid(b, x, y, d)) {
-                    const uint8_t *p = b->rgb + 3 * ((int64_t)y * b->width + x);
-                    bd->dist_sum += colour_dist2(p, p + 3 * ((int64_t)FDY[d] * b->width + FDX[d]));
+        for (int32_t x = 0; x < b->width; x++) {
+            int64_t pi = (int64_t)y * b->width + x;
+            const uint8_t *p = b->rgb + 3 * pi;
+            int32_t *wd = b->w + pi * nd;
+            int inside = x >= lo && x < hi && y + 1 < b->height;
+            for (int d = 0; d < nd; d++) {
+                int32_t d2 = -1;
+                if (inside || valid(b, x, y, d)) {
+                    d2 = colour_dist2(p, p + off[d]);
+                    bd->dist_sum += d2;
                     bd->pairs++;
+                    atomic_store_explicit(&b->present[d2], 1, memory_order_relaxed);
                 }
+                wd[d] = d2;
+            }
+        }
 }
 
 static void pass_weights(build *b, band *bd)
 {
-    for (int32_t y = bd->y0; y < bd->y1; y++)
-        for (int32_t x = 0; x < b->width; x++) {
-            int64_t pi = (int64_t)y * b->width + x;
-            for (int d = 0; d < b->nd; d++) {
-                int32_t w = 0;
-                if (valid(b, x, y, d)) {
-                    const uint8_t *p = b->rgb + 3 * pi;
-                    double dist = (FDX[d] && FDY[d]) ? M_SQRT2 : 1.0;
-                    int32_t d2 = colour_dist2(p, p + 3 * ((int64_t)FDY[d] * b->width + FDX[d]));
-                    w = (int32_t)(b->wscale * b->similarity[d2] / dist + 0.5);
-                }
-                b->w[pi * b->nd + d] = w;
-            }
+    const int nd = b->nd;
+    int32_t *w = b->w + (int64_t)bd->y0 * b->width * nd, *end = b->w + (int64_t)bd->y1 * b->width * nd;
+    for (; w < end; w += nd)
+        for (int d = 0; d < nd; d++) {
+            double dist = (FDX[d] && FDY[d]) ? M_SQRT2 : 1.0;
+            int32_t d2 = w[d];
+            w[d] = d2 < 0 ? 0 : (int32_t)(b->wscale * b->similarity[d2] / dist + 0.5);
         }
 }
 
@@ -311,6 +327,7 @@ void gb_run_threads(void *(*fn)(void *), void *items, size_t size, int count)
 
 typedef struct similarity_job {
     double beta, *table;
+    const _Atomic uint8_t *present;
     int32_t lo, hi;
 } similarity_job;
 
@@ -318,19 +335,28 @@ static void *similarity_rows(void *arg)
 {
     similarity_job *j = arg;
     for (int32_t d2 = j->lo; d2 < j->hi; d2++)
-        j->table[d2] = exp(-j->beta * d2);
+        j->table[d2] = !j->present || atomic_load_explicit(&j->present[d2], memory_order_relaxed)
+                           ? exp(-j->beta * d2)
+                           : 0.0;
     return NULL;
 }
 
 double *gb_similarity_table(double beta, int threads)
+{
+    return gb_similarity_table_for(beta, NULL, threads);
+}
+
+double *gb_similarity_table_for(double beta, const _Atomic uint8_t *present, int threads)
 {
     double *table = mf_alloc_big(sizeof(double) * (GB_DIST2_MAX + 1));
     if (!table)
         return NULL;
     similarity_job jobs[MAX_BANDS];
     int count = threads < 1 ? 1 : threads > 16 ? 16 : threads; /* 195,076 values: a few ms on one core */
+    if (present && count > 4)
+        count = 4; /* a photo has a few thousand of them */
     for (int t = 0; t < count; t++)
-        jobs[t] = (similarity_job){beta, table, (int32_t)((int64_t)(GB_DIST2_MAX + 1) * t / count),
+        jobs[t] = (similarity_job){beta, table, present, (int32_t)((int64_t)(GB_DIST2_MAX + 1) * t / count),
                                    (int32_t)((int64_t)(GB_DIST2_MAX + 1) * (t + 1) / count)};
     gb_run_threads(similarity_rows, jobs, sizeof jobs[0], count);
     return table;
@@ -392,7 +418,8 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     b->g = g;
     b->w = mf_alloc_big(sizeof(int32_t) * (size_t)npx * (size_t)nd);
     b->term = mf_alloc_big(sizeof(int32_t) * (size_t)npx);
-    if (!b->w || !b->term) {
+    b->present = calloc(GB_DIST2_MAX + 1, 1);
+    if (!b->w || !b->term || !b->present) {
         rc = GB_ERR_NOMEM;
         goto done;
     }
@@ -414,19 +441,13 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     }
     b->beta = pairs && sum > 0 ? 1.0 / (2.0 * (double)sum / (double)pairs) : 0.0;
     b->wscale = GB_SCALE * p->lambda;
-    b->similarity = gb_similarity_table(b->beta, threads);
+    b->similarity = gb_similarity_table_for(b->beta, b->present, threads);
     if (!b->similarity) {
         rc = GB_ERR_NOMEM;
         goto done;
     }
-    run_pass(b, pass_weights, threads);
-    run_pass(b, pass_kmax, threads);
-    int32_t kmax = 0;
-    for (int k = 0; k < b->nbands; k++)
-        kmax = b->bands[k].kmax > kmax ? b->bands[k].kmax : kmax;
-    b->K = kmax + 1;
-    if (seed_cap)
-        *seed_cap = b->K;
+    /* the geodesic step costs read the pairs' distances, before the
+     * weights pass turns them into weights */
     if (seeds && (p->geodesic > 0 || p->star)) {
         b->geodesic = p->geodesic;
         b->dist_fg = mf_alloc_big(sizeof(float) * (size_t)npx);
@@ -436,11 +457,19 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
             rc = GB_ERR_NOMEM;
             goto done;
         }
-        rc = gb_geodesic_with(rgb, width, height, seeds, p->connectivity, b->similarity, p->border, threads,
-                              b->dist_fg, b->dist_bg, b->parent_fg);
+        rc = gb_geodesic_with(rgb, width, height, seeds, p->connectivity, b->similarity, b->w, p->border,
+                              threads, b->dist_fg, b->dist_bg, b->parent_fg);
         if (rc)
             goto done;
     }
+    run_pass(b, pass_weights, threads);
+    run_pass(b, pass_kmax, threads);
+    int32_t kmax = 0;
+    for (int k = 0; k < b->nbands; k++)
+        kmax = b->bands[k].kmax > kmax ? b->bands[k].kmax : kmax;
+    b->K = kmax + 1;
+    if (seed_cap)
+        *seed_cap = b->K;
     run_pass(b, pass_terminals, threads);
     int64_t m = 0, offset = 0, source_arcs = 0, in_pixels = 0;
     for (int k = 0; k < b->nbands; k++) {
@@ -488,6 +517,7 @@ done:
     free(b->w);
     free(b->term);
     free(b->similarity);
+    free((void *)b->present);
     free(b->dist_fg);
     free(b->dist_bg);
     free(b->parent_fg);

@@ -38,6 +38,9 @@ void gb_run_threads(void *(*fn)(void *), void *items, size_t size, int count);
  * differences than neighbour pairs, and exp was 6% of a segment run. */
 #define GB_DIST2_MAX (3 * 255 * 255)
 double *gb_similarity_table(double beta, int threads);
+/* The same with only the distances marked in present computed (the
+ * others 0): what a photo's pairs need. */
+double *gb_similarity_table_for(double beta, const _Atomic uint8_t *present, int threads);
 
 /* Geodesic distances from the foreground and background seeds (either
  * output may be NULL; unseeded border pixels start the background
@@ -48,9 +51,12 @@ double *gb_similarity_table(double beta, int threads);
  * blocks whatever the size, for tests); see geodesic.c. */
 int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds, int connectivity,
                 double beta, double border, int threads, float *dist_fg, float *dist_bg, int32_t *parent_fg);
-/* The same with beta's similarity table given (gb_similarity_table). */
+/* The same with beta's similarity table given (gb_similarity_table), and
+ * when pair_d2 is not NULL the squared colour distance of every pixel's
+ * forward pairs (npx * connectivity / 2, in the builder's order E, S, SE,
+ * SW; negative where the neighbour is outside) instead of the colours. */
 int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds, int connectivity,
-                     const double *similarity, double border, int threads, float *dist_fg, float *dist_bg,
-                     int32_t *parent_fg);
+                     const double *similarity, const int32_t *pair_d2, double border, int threads,
+                     float *dist_fg, float *dist_bg, int32_t *parent_fg);
 
 #endif

@@ -441,6 +441,7 @@ typedef struct cost_job {
     int32_t width, y0, y1, height;
     int nd;
     const double *similarity;
+    const int32_t *pair_d2; /* NULL: from the colours */
     float *cost;
 } cost_job;
 
@@ -454,10 +455,16 @@ static void *cost_rows(void *arg)
                 int32_t qx = x + GDX[k], qy = y + GDY[k];
                 float c = INFINITY;
                 if (qx >= 0 && qx < j->width && qy < j->height) {
-                    const uint8_t *a = j->rgb + 3 * p, *b = j->rgb + 3 * ((int64_t)qy * j->width + qx);
-                    int32_t d0 = (int32_t)a[0] - b[0], d1 = (int32_t)a[1] - b[1], d2 = (int32_t)a[2] - b[2];
+                    int32_t dist2;
+                    if (j->pair_d2) {
+                        dist2 = j->pair_d2[p * j->nd + k];
+                    } else {
+                        const uint8_t *a = j->rgb + 3 * p, *b = j->rgb + 3 * ((int64_t)qy * j->width + qx);
+                        int32_t d0 = (int32_t)a[0] - b[0], d1 = (int32_t)a[1] - b[1], d2 = (int32_t)a[2] - b[2];
+                        dist2 = d0 * d0 + d1 * d1 + d2 * d2;
+                    }
                     double len = (GDX[k] && GDY[k]) ? M_SQRT2 : 1.0;
-                    c = (float)(len * (GEO_EPS + 1.0 - j->similarity[d0 * d0 + d1 * d1 + d2 * d2]));
+                    c = (float)(len * (GEO_EPS + 1.0 - j->similarity[dist2]));
                 }
                 j->cost[p * j->nd + k] = c;
             }
@@ -471,15 +478,15 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
     double *similarity = gb_similarity_table(beta, threads < 0 ? -threads : threads);
     if (!similarity)
         return GB_ERR_NOMEM;
-    int rc = gb_geodesic_with(rgb, width, height, seeds, connectivity, similarity, border, threads, dist_fg,
+    int rc = gb_geodesic_with(rgb, width, height, seeds, connectivity, similarity, NULL, border, threads, dist_fg,
                               dist_bg, parent_fg);
     free(similarity);
     return rc;
 }
 
 int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds, int connectivity,
-                     const double *similarity, double border, int threads, float *dist_fg, float *dist_bg,
-                     int32_t *parent_fg)
+                     const double *similarity, const int32_t *pair_d2, double border, int threads,
+                     float *dist_fg, float *dist_bg, int32_t *parent_fg)
 {
     if (!rgb || !seeds || !similarity || width < 1 || height < 1 || (connectivity != 4 && connectivity != 8))
         return GB_ERR_INVALID;
@@ -493,7 +500,8 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
     cost_job jobs[GEO_MAX_BLOCKS];
     for (int t = 0; t < blocks; t++)
         jobs[t] = (cost_job){rgb, width, (int32_t)((int64_t)height * t / blocks),
-                             (int32_t)((int64_t)height * (t + 1) / blocks), height, nd, similarity, cost};
+                             (int32_t)((int64_t)height * (t + 1) / blocks), height, nd, similarity, pair_d2,
+                             cost};
     gb_run_threads(cost_rows, jobs, sizeof jobs[0], blocks);
     if (blocks > width / GEO_MIN_BLOCK_WIDTH)
         blocks = width / GEO_MIN_BLOCK_WIDTH < 1 ? 1 : width / GEO_MIN_BLOCK_WIDTH;
