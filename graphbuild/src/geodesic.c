@@ -176,7 +176,7 @@ static int64_t row_from_below(float *restrict out, const float *restrict down, c
  * another and free of branches; then the step along the row, the only
  * chain. Min is exact on floats, so the distances are the serial scan's
  * to the bit. Returns the pixels that moved (0 when none did). */
-static int64_t row_forward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1)
+static int64_t above_forward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1)
 {
     const int32_t w = c->w;
     const int nd = c->nd;
@@ -211,25 +211,49 @@ static int64_t row_forward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1)
             d[p] = best;
         }
     }
-    /* the chain: the previous pixel's distance stays in a register, and a
-     * seed's step costs infinity instead of a branch (x + inf = inf, and
-     * min(old, inf) = old), so a pixel costs an add and a min */
+    return changed;
+}
+
+/* The step along the row, the chain: the previous pixel's distance stays
+ * in a register, and a seed's step costs infinity instead of a branch
+ * (x + inf = inf, and min(old, inf) = old), so a pixel costs an add and a
+ * min. da, db: one region's row, or two regions' side by side (db may be
+ * NULL), whose independent chains then overlap in the core; the seeds and
+ * the steps are the same for both. */
+static int64_t chain_forward(const scan_ctx *c, float *da, float *db, int32_t y, int32_t x0, int32_t x1)
+{
+    const int nd = c->nd;
+    const float *cost = c->cost;
+    const uint8_t *seeds = c->seeds;
+    int64_t changed = 0, row = (int64_t)y * c->w;
     int32_t xs = x0 > 0 ? x0 : 1;
     if (xs >= x1)
-        return changed;
-    float prev = d[row + xs - 1];
+        return 0;
+    float pa = da[row + xs - 1], pb = db ? db[row + xs - 1] : 0.0f;
     for (int32_t x = xs; x < x1; x++) {
         int64_t p = row + x;
         float step = seeds[p] == GB_UNMARKED ? cost[(p - 1) * nd + 0] : INFINITY;
-        float old = d[p], v = prev + step;
+        float old = da[p], v = pa + step;
         changed += v < old;
-        prev = min_f(old, v);
-        d[p] = prev;
+        pa = min_f(old, v);
+        da[p] = pa;
+        if (db) {
+            old = db[p];
+            v = pb + step;
+            changed += v < old;
+            pb = min_f(old, v);
+            db[p] = pb;
+        }
     }
     return changed;
 }
 
-static int64_t row_backward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1)
+static int64_t row_forward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1)
+{
+    return above_forward(c, y, x0, x1) + chain_forward(c, c->d, NULL, y, x0, x1);
+}
+
+static int64_t below_backward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1)
 {
     const int32_t w = c->w, h = c->h;
     const int nd = c->nd;
@@ -264,19 +288,64 @@ static int64_t row_backward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1
             d[p] = best;
         }
     }
+    return changed;
+}
+
+static int64_t chain_backward(const scan_ctx *c, float *da, float *db, int32_t y, int32_t x0, int32_t x1)
+{
+    const int32_t w = c->w;
+    const int nd = c->nd;
+    const float *cost = c->cost;
+    const uint8_t *seeds = c->seeds;
+    int64_t changed = 0, row = (int64_t)y * w;
     int32_t xs = (x1 < w ? x1 : w - 1) - 1;
     if (xs < x0)
-        return changed;
-    float prev = d[row + xs + 1];
+        return 0;
+    float pa = da[row + xs + 1], pb = db ? db[row + xs + 1] : 0.0f;
     for (int32_t x = xs; x >= x0; x--) {
         int64_t p = row + x;
         float step = seeds[p] == GB_UNMARKED ? cost[p * nd + 0] : INFINITY;
-        float old = d[p], v = prev + step;
+        float old = da[p], v = pa + step;
         changed += v < old;
-        prev = min_f(old, v);
-        d[p] = prev;
+        pa = min_f(old, v);
+        da[p] = pa;
+        if (db) {
+            old = db[p];
+            v = pb + step;
+            changed += v < old;
+            pb = min_f(old, v);
+            db[p] = pb;
+        }
     }
     return changed;
+}
+
+static int64_t row_backward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x1)
+{
+    return below_backward(c, y, x0, x1) + chain_backward(c, c->d, NULL, y, x0, x1);
+}
+
+/* Both regions' distances (no parent forest) on one thread, row by row
+ * side by side: the rows of a region see exactly what its own scan would
+ * (the regions share nothing but the steps and the seeds), and a pass
+ * more after a region has settled changes nothing, so the distances are
+ * those of two separate scans. */
+static void scan_both(scan_ctx *a, scan_ctx *b)
+{
+    const int32_t w = a->w, h = a->h;
+    for (int round = 0; round < GEO_SCANS; round++) {
+        int64_t changed = 0;
+        for (int32_t y = 0; y < h; y++) {
+            changed += above_forward(a, y, 0, w) + above_forward(b, y, 0, w);
+            changed += chain_forward(a, a->d, b->d, y, 0, w);
+        }
+        for (int32_t y = h - 1; y >= 0; y--) {
+            changed += below_backward(a, y, 0, w) + below_backward(b, y, 0, w);
+            changed += chain_backward(a, a->d, b->d, y, 0, w);
+        }
+        if (!changed)
+            break;
+    }
 }
 
 static void *scan_block(void *arg)
@@ -399,7 +468,7 @@ static int64_t scan_pass(scan_ctx *c, int backward)
 
 /* Distances from the pixels labelled `which` (unseeded border pixels start
  * at `border` unless it is negative). */
-static void scan(scan_ctx *c, uint8_t which, double border)
+static void scan_init(scan_ctx *c, uint8_t which, double border)
 {
     const int32_t w = c->w, h = c->h;
     const uint8_t *seeds = c->seeds;
@@ -413,6 +482,11 @@ static void scan(scan_ctx *c, uint8_t which, double border)
             if (c->parent)
                 c->parent[i] = -1;
         }
+}
+
+static void scan(scan_ctx *c, uint8_t which, double border)
+{
+    scan_init(c, which, border);
     for (int round = 0; round < GEO_SCANS; round++) {
         int64_t changed = scan_pass(c, 0);
         changed += scan_pass(c, 1);
@@ -540,6 +614,10 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
     }
     if (nr == 2 && blocks == 1 && want >= 2) {
         gb_run_threads(scan_region, rj, sizeof rj[0], 2);
+    } else if (nr == 2 && blocks == 1 && !parent_fg) {
+        scan_init(rj[0].c, rj[0].which, rj[0].border);
+        scan_init(rj[1].c, rj[1].which, rj[1].border);
+        scan_both(rj[0].c, rj[1].c);
     } else {
         for (int r = 0; r < nr; r++)
             scan_region(&rj[r]);
