@@ -136,8 +136,12 @@ static void pass_kmax(build *b, band *bd)
         }
 }
 
-void gb_pixel_terminals(const uint8_t *rgb, uint8_t seed, const gb_models *models, int32_t seed_cap,
-                        int32_t *cs, int32_t *ct)
+/* fmin(x, cap) for a cap that is not NaN, NaN x included: inline, where
+ * fmin is a library call without -ffast-math */
+static inline double cap_at(double x, double cap) { return x < cap ? x : cap; }
+
+static inline void pixel_terminals(const uint8_t *rgb, uint8_t seed, const gb_models *models, int32_t seed_cap,
+                                   int32_t *cs, int32_t *ct)
 {
     const int32_t cap_max = (int32_t)(GB_SCALE * GB_MAX_DATA_COST);
     if (seed == GB_FOREGROUND) {
@@ -149,9 +153,15 @@ void gb_pixel_terminals(const uint8_t *rgb, uint8_t seed, const gb_models *model
     } else {
         int li = gb_lut_index(rgb);
         double dbg = models->cost_bg[li], dfg = models->cost_fg[li];
-        *cs = (int32_t)fmin(GB_SCALE * dbg + 0.5, cap_max); /* cost of labelling p background */
-        *ct = (int32_t)fmin(GB_SCALE * dfg + 0.5, cap_max);
+        *cs = (int32_t)cap_at(GB_SCALE * dbg + 0.5, cap_max); /* cost of labelling p background */
+        *ct = (int32_t)cap_at(GB_SCALE * dfg + 0.5, cap_max);
     }
+}
+
+void gb_pixel_terminals(const uint8_t *rgb, uint8_t seed, const gb_models *models, int32_t seed_cap,
+                        int32_t *cs, int32_t *ct)
+{
+    pixel_terminals(rgb, seed, models, seed_cap, cs, ct);
 }
 
 /* The geodesic prior: r = d_fg / (d_fg + d_bg) is 0 at the foreground
@@ -163,8 +173,8 @@ static void add_geodesic_prior(const build *b, int64_t i, int32_t *cs, int32_t *
     double df = b->dist_fg[i], db = b->dist_bg[i];
     double r = df + db > 0 && isfinite(df + db) ? df / (df + db) : (isfinite(df) ? 0.0 : isfinite(db) ? 1.0 : 0.5);
     double cost_fg = *ct + GB_SCALE * b->geodesic * r, cost_bg = *cs + GB_SCALE * b->geodesic * (1.0 - r);
-    *cs = (int32_t)fmin(cost_bg + 0.5, cap_max);
-    *ct = (int32_t)fmin(cost_fg + 0.5, cap_max);
+    *cs = (int32_t)cap_at(cost_bg + 0.5, cap_max);
+    *ct = (int32_t)cap_at(cost_fg + 0.5, cap_max);
 }
 
 /* Terminal capacities, pre-cancelled; counts each band's arcs. */
@@ -175,7 +185,7 @@ static void pass_terminals(build *b, band *bd)
             int64_t i = (int64_t)y * b->width + x;
             int32_t cs, ct;
             uint8_t seed = b->seeds ? b->seeds[i] : GB_UNMARKED;
-            gb_pixel_terminals(b->rgb + 3 * i, seed, b->models, b->K, &cs, &ct);
+            pixel_terminals(b->rgb + 3 * i, seed, b->models, b->K, &cs, &ct);
             if (b->dist_bg && seed == GB_UNMARKED)
                 add_geodesic_prior(b, i, &cs, &ct);
             int32_t m = cs < ct ? cs : ct;
