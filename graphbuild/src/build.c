@@ -197,10 +197,14 @@ static void pass_terminals(build *b, band *bd)
             bd->sink_arcs += has_sink_arc(b, i);
             bd->out_arcs += has_sink_arc(b, i);
             bd->in_arcs += has_source_arc(b, i);
-            for (int d = 0; d < b->nd; d++) {
-                bd->out_arcs += valid(b, x, y, d);
-                bd->in_arcs += has_backward(b, x, y, d);
-            }
+        }
+    /* the n-links, row by row: direction d pairs W - |dx| pixels of a row
+     * with the row dy below, where there is one */
+    for (int32_t y = bd->y0; y < bd->y1; y++)
+        for (int d = 0; d < b->nd; d++) {
+            int64_t pairs = b->width - (FDX[d] ? 1 : 0);
+            bd->out_arcs += y + FDY[d] < b->height ? pairs : 0;
+            bd->in_arcs += y - FDY[d] >= 0 ? pairs : 0;
         }
 }
 
@@ -223,12 +227,14 @@ static void pass_out_arcs(build *b, band *bd)
     mf_graph *g = b->g;
     const int32_t snk = g->sink;
     int32_t a = (int32_t)bd->out_base, sa = (int32_t)bd->source_base;
+    const int32_t lo = b->nd == 4 ? 1 : 0, hi = b->width - 1; /* columns with every forward pair */
     for (int32_t y = bd->y0; y < bd->y1; y++)
         for (int32_t x = 0; x < b->width; x++) {
             int64_t pi = (int64_t)y * b->width + x;
+            int inside = x >= lo && x < hi && y + 1 < b->height;
             g->out_start[pi] = a;
             for (int d = 0; d < b->nd; d++)
-                if (valid(b, x, y, d)) {
+                if (inside || valid(b, x, y, d)) {
                     int32_t w = b->w[pi * b->nd + d];
                     int64_t qi = pi + (int64_t)FDY[d] * b->width + FDX[d];
                     g->arc_head[a] = (int32_t)qi;
@@ -267,14 +273,16 @@ static void pass_in_arcs(build *b, band *bd)
     mf_graph *g = b->g;
     const int32_t src = g->source;
     int32_t i = (int32_t)bd->in_base, sa = (int32_t)bd->source_base;
+    const int32_t hi = b->nd == 4 ? b->width - 1 : b->width; /* columns with every backward pair */
     for (int32_t y = bd->y0; y < bd->y1; y++)
         for (int32_t x = 0; x < b->width; x++) {
             int64_t qi = (int64_t)y * b->width + x;
+            int inside = x >= 1 && x < hi && y >= 1;
             g->in_start[qi] = i;
             for (int k = 0; k < b->nd; k++) {
                 int d = order[k];
                 int32_t px = x - FDX[d], py = y - FDY[d];
-                if (has_backward(b, x, y, d)) {
+                if (inside || has_backward(b, x, y, d)) {
                     g->in_arc[i] = arc_of(b, px, py, d);
                     g->in_tail[i] = (int32_t)((int64_t)py * b->width + px);
                     i++;
