@@ -82,6 +82,9 @@ static void pass_beta(build *b, band *bd)
         off[d] = 3 * ((int64_t)FDY[d] * b->width + FDX[d]);
     /* columns whose forward neighbours all exist */
     const int32_t lo = nd == 4 ? 1 : 0, hi = b->width - 1;
+    _Atomic uint8_t *present = b->present;
+    /* sums in locals: through bd they were a load and a store a pair */
+    int64_t sum = 0, pairs = 0;
     for (int32_t y = bd->y0; y < bd->y1; y++)
         for (int32_t x = 0; x < b->width; x++) {
             int64_t pi = (int64_t)y * b->width + x;
@@ -92,13 +95,15 @@ static void pass_beta(build *b, band *bd)
                 int32_t d2 = -1;
                 if (inside || valid(b, x, y, d)) {
                     d2 = colour_dist2(p, p + off[d]);
-                    bd->dist_sum += d2;
-                    bd->pairs++;
-                    atomic_store_explicit(&b->present[d2], 1, memory_order_relaxed);
+                    sum += d2;
+                    pairs++;
+                    atomic_store_explicit(&present[d2], 1, memory_order_relaxed);
                 }
                 wd[d] = d2;
             }
         }
+    bd->dist_sum = sum;
+    bd->pairs = pairs;
 }
 
 static void pass_weights(build *b, band *bd)
@@ -129,11 +134,13 @@ static int32_t weight_sum(const build *b, int32_t x, int32_t y)
 
 static void pass_kmax(build *b, band *bd)
 {
+    int32_t kmax = 0;
     for (int32_t y = bd->y0; y < bd->y1; y++)
         for (int32_t x = 0; x < b->width; x++) {
             int32_t sum = weight_sum(b, x, y);
-            bd->kmax = sum > bd->kmax ? sum : bd->kmax;
+            kmax = sum > kmax ? sum : kmax;
         }
+    bd->kmax = kmax;
 }
 
 /* fmin(x, cap) for a cap that is not NaN, NaN x included: inline, where
@@ -180,6 +187,7 @@ static void add_geodesic_prior(const build *b, int64_t i, int32_t *cs, int32_t *
 /* Terminal capacities, pre-cancelled; counts each band's arcs. */
 static void pass_terminals(build *b, band *bd)
 {
+    int64_t offset = 0, source_arcs = 0, sink_arcs = 0;
     for (int32_t y = bd->y0; y < bd->y1; y++)
         for (int32_t x = 0; x < b->width; x++) {
             int64_t i = (int64_t)y * b->width + x;
@@ -189,15 +197,18 @@ static void pass_terminals(build *b, band *bd)
             if (b->dist_bg && seed == GB_UNMARKED)
                 add_geodesic_prior(b, i, &cs, &ct);
             int32_t m = cs < ct ? cs : ct;
-            bd->offset += m;
+            offset += m;
             if (b->cancelled)
                 b->cancelled[i] = m;
             b->term[i] = cs - ct;
-            bd->source_arcs += has_source_arc(b, i);
-            bd->sink_arcs += has_sink_arc(b, i);
-            bd->out_arcs += has_sink_arc(b, i);
-            bd->in_arcs += has_source_arc(b, i);
+            source_arcs += has_source_arc(b, i);
+            sink_arcs += has_sink_arc(b, i);
         }
+    bd->offset = offset;
+    bd->source_arcs = source_arcs;
+    bd->sink_arcs = sink_arcs;
+    bd->out_arcs = sink_arcs;
+    bd->in_arcs = source_arcs;
     /* the n-links, row by row: direction d pairs W - |dx| pixels of a row
      * with the row dy below, where there is one */
     for (int32_t y = bd->y0; y < bd->y1; y++)
