@@ -17,10 +17,6 @@
 
 #define MAX_GPUS 64
 #define MAX_PER_GPU 16
-/* larger networks wait for the GPU: a one-thread CPU solve of a 12 Mpx
- * photo took seconds and starved the streams (12 Mpx batch 0.89 against
- * 1.63 images/s, session 8) */
-#define OVERFLOW_MAX_VERTICES (1 << 21)
 
 static void usage(FILE *f)
 {
@@ -42,9 +38,6 @@ static void usage(FILE *f)
             "  --gpus all|none|I,J,..  CUDA devices that solve (default all; none = CPU engine)\n"
             "  --per-gpu N           photos each GPU solves at once, each on a stream of its own\n"
             "                        (default 4: small solves wait on launches, not on the GPU)\n"
-            "  --overflow cpu|wait   when every GPU stream is busy and the queue is full, a CPU\n"
-            "                        worker solves its photo itself (cpu, default; networks up\n"
-            "                        to 2 Mpx) or waits for the GPU (wait); the masks are the same\n"
             "  --shard K/N           process only the K-th of N shards of the sorted inputs\n"
             "  --json                one JSON line per input on stdout\n"
             "  --time                stage totals and throughput on stderr at the end\n"
@@ -81,7 +74,6 @@ typedef struct task {
     size_t index;
     seg_job job;
     int failed;
-    int on_cpu; /* solved by its CPU worker while every GPU stream was busy */
     struct task *next;
 } task;
 
@@ -92,8 +84,6 @@ typedef struct queue {
 
 typedef struct stage_totals {
     double decode, model, build, solve, encode;
-    double cpu_solve; /* solves of the photos a full GPU queue left to the CPU */
-    size_t cpu_solved;
 } stage_totals;
 
 typedef struct batch_run {
@@ -103,10 +93,6 @@ typedef struct batch_run {
     size_t todo_count, next_todo;
     int json, progress;
     int use_gpu;
-    /* a full GPU queue: the CPU worker solves the photo itself (networks up
-     * to OVERFLOW_MAX_VERTICES) with cpu_opt, instead of waiting */
-    int overflow;
-    const seg_options *cpu_opt;
     pthread_mutex_t lock;
     pthread_cond_t wake;
     queue to_solve, solved;
@@ -205,6 +191,7 @@ static void report_ok(batch_run *run, const batch_item *it, const seg_result *r)
     run->totals.decode += r->times.decode;
     run->totals.model += r->times.model;
     run->totals.build += r->times.build;
+    run->totals.solve += r->times.solve;
     run->totals.encode += r->times.encode;
     if (run->json) {
         printf("{\"file\": ");
@@ -258,15 +245,8 @@ static void finish(batch_run *run, task *t)
     pthread_mutex_lock(&run->lock);
     run->done_total++;
     if (ok)
-    {
         report_ok(run, it, &t->job.r);
-        if (t->on_cpu) {
-            run->totals.cpu_solve += t->job.r.times.solve;
-            run->totals.cpu_solved++;
-        } else {
-            run->totals.solve += t->job.r.times.solve;
-        }
-    } else
+    else
         report_error(run, it, t->failed ? t->job.r.error : msg);
     run->in_flight--;
     pthread_cond_broadcast(&run->wake);
@@ -321,16 +301,6 @@ static void start_task(batch_run *run, size_t index)
         return;
     }
     pthread_mutex_lock(&run->lock);
-    if (run->overflow && run->to_solve.length >= run->max_queued && run->gpu_threads_running &&
-        t->job.graph.num_vertices <= OVERFLOW_MAX_VERTICES) {
-        /* every stream busy and the queue full: the GPU is the bound, and
-         * this worker's core would only wait (the cut is the same) */
-        pthread_mutex_unlock(&run->lock);
-        t->on_cpu = 1;
-        t->failed = seg_job_solve(&t->job, run->cpu_opt, NULL) != 0;
-        after_solve(run, t);
-        return;
-    }
     while (run->to_solve.length >= run->max_queued && run->gpu_threads_running)
         pthread_cond_wait(&run->wake, &run->lock); /* back-pressure: networks are large */
     push(&run->to_solve, t);
@@ -435,7 +405,7 @@ int cmd_batch(int argc, char **argv)
 {
     enum {
         O_SEEDS_DIR = 256, O_TRIMAP_DIR, O_LIST, O_OVERLAY_DIR, O_CUTOUT_DIR, O_JOBS, O_GPUS, O_SHARD, O_JSON,
-        O_TIME, O_NO_PROGRESS, O_PER_GPU, O_OVERFLOW
+        O_TIME, O_NO_PROGRESS, O_PER_GPU
     };
     static const struct option longopts[] = {
         SEG_LONG_OPTIONS,
@@ -446,7 +416,7 @@ int cmd_batch(int argc, char **argv)
         {"gpus", required_argument, NULL, O_GPUS},         {"shard", required_argument, NULL, O_SHARD},
         {"json", no_argument, NULL, O_JSON},               {"time", no_argument, NULL, O_TIME},
         {"no-progress", no_argument, NULL, O_NO_PROGRESS}, {"force", no_argument, NULL, 'f'},
-        {"per-gpu", required_argument, NULL, O_PER_GPU},   {"overflow", required_argument, NULL, O_OVERFLOW},
+        {"per-gpu", required_argument, NULL, O_PER_GPU},
         {"quiet", no_argument, NULL, 'q'},                 {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     seg_options o;
@@ -454,7 +424,7 @@ int cmd_batch(int argc, char **argv)
     const char *out_dir = NULL, *seeds_dir = NULL, *list_path = NULL, *overlay_dir = NULL, *cutout_dir = NULL;
     const char *seed_file = NULL; /* --seeds or --trimap: segment's, refused here */
     int recursive = 0, force = 0, json = 0, show_time = 0, no_progress = 0, shard_k = 1, shard_n = 1, c;
-    int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0, per_gpu = 4, overflow = 1;
+    int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0, per_gpu = 4;
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t iv;
     optind = 1;
@@ -492,13 +462,6 @@ int cmd_batch(int argc, char **argv)
         case O_JSON: json = 1; break;
         case O_TIME: show_time = 1; break;
         case O_NO_PROGRESS: no_progress = 1; break;
-        case O_OVERFLOW:
-            if (strcmp(optarg, "cpu") && strcmp(optarg, "wait")) {
-                DISPLAYLEVEL(1, "flowcut batch: --overflow takes cpu or wait\n");
-                return EXIT_USAGE;
-            }
-            overflow = !strcmp(optarg, "cpu");
-            break;
         case O_PER_GPU:
             if (parse_i64(optarg, 1, MAX_PER_GPU, &iv)) {
                 DISPLAYLEVEL(1, "flowcut batch: --per-gpu needs 1..%d\n", MAX_PER_GPU);
@@ -632,10 +595,6 @@ int cmd_batch(int argc, char **argv)
         }
     }
     run.use_gpu = ndevices > 0;
-    seg_options cpu_opt = o;
-    cpu_opt.solve.engine = MF_ENGINE_CPU;
-    run.cpu_opt = &cpu_opt;
-    run.overflow = overflow;
     run.gpu_threads_running = nsolvers;
     run.max_queued = 2 * (size_t)(nsolvers > 0 ? nsolvers : 1);
     run.max_in_flight = (size_t)jobs + run.max_queued + (size_t)nsolvers;
@@ -678,7 +637,7 @@ int cmd_batch(int argc, char **argv)
         DISPLAYLEVEL(1, "flowcut batch: %zu not started; run the same command again to resume\n", not_started);
     if (show_time && run.ok) {
         stage_totals *s = &run.totals;
-        double cpu = s->decode + s->model + s->build + s->encode + (run.use_gpu ? s->cpu_solve : s->solve);
+        double cpu = s->decode + s->model + s->build + s->encode + (run.use_gpu ? 0 : s->solve);
         DISPLAYLEVEL(1,
                      "flowcut batch: stage seconds over %zu images: decode %.2f, model %.2f, build %.2f, "
                      "solve %.2f, encode %.2f\n",
@@ -688,9 +647,6 @@ int cmd_batch(int argc, char **argv)
             DISPLAYLEVEL(1, ", %d GPUs x %d streams solving %.0f%%", ndevices, per_gpu,
                          100.0 * s->solve / ((double)nsolvers * wall));
         DISPLAYLEVEL(1, "\n");
-        if (run.use_gpu && s->cpu_solved)
-            DISPLAYLEVEL(1, "flowcut batch: %zu of %zu photos solved on the CPU while the GPU queue was full (%.2f s)\n",
-                         s->cpu_solved, run.ok, s->cpu_solve);
     }
     status = g_stop ? 130 : run.failed ? EXIT_FAIL : EXIT_OK;
 done:

@@ -124,8 +124,6 @@ expect_exit 2 "bad gpus" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SE
 expect_exit 2 "--per-gpu 0" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --per-gpu 0
 expect_stderr "per-gpu needs 1..16" "--per-gpu range named"
 expect_exit 2 "--per-gpu 17" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --per-gpu 17
-expect_exit 2 "--overflow bad" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --overflow gpu
-expect_stderr "overflow takes cpu or wait" "--overflow values named"
 expect_exit 1 "missing folder" -- "$FLOWCUT" batch "$TMPD/nowhere" -o "$TMPD/x" --seeds-dir "$SEEDS"
 expect_stderr 'nowhere: not a folder' "names the folder"
 if ! "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
@@ -157,14 +155,6 @@ if "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
         --engine auto --per-gpu 3 --jobs 4 --time
     expect_stderr "GPUs x 3 streams solving" "reports the streams"
     for i in 1 2 3 4 5 6 7 8; do expect_same "$TMPD/a.png" "$TMPD/gpuout/p$i.png" "GPU batch mask $i"; done
-    # one stream, eight workers: the queue fills and CPU workers solve some photos themselves
-    expect_exit 0 "gpu overflow to the CPU" -- "$FLOWCUT" batch "$TMPD/big" -o "$TMPD/gpuout2" \
-        --seeds-dir "$TMPD/bigseeds" --engine gpu --per-gpu 1 --jobs 8 --time
-    for i in 1 2 3 4 5 6 7 8; do expect_same "$TMPD/a.png" "$TMPD/gpuout2/p$i.png" "overflow batch mask $i"; done
-    expect_exit 0 "gpu, no overflow" -- "$FLOWCUT" batch "$TMPD/big" -o "$TMPD/gpuout3" \
-        --seeds-dir "$TMPD/bigseeds" --engine gpu --per-gpu 1 --jobs 8 --time --overflow wait
-    grep -q "solved on the CPU" "$TMPD/err" 2>/dev/null && fail "--overflow wait solved on the CPU" || pass
-    for i in 1 2 3 4 5 6 7 8; do expect_same "$TMPD/a.png" "$TMPD/gpuout3/p$i.png" "waiting batch mask $i"; done
 else
     echo "skipped: no CUDA device (batch on GPU streams)"
 fi
