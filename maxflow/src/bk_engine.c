@@ -64,7 +64,7 @@ typedef struct bk_run {
     int32_t ohead, olen;
     int32_t time;
     int32_t *path;    /* (vertex, parent arc) pairs of the path being augmented */
-    int32_t plen, pcap;
+    int32_t plen;
     int64_t flow;
     int64_t augmentations;
 } bk_run;
@@ -106,27 +106,20 @@ static void make_orphan(bk_run *b, int32_t v)
 }
 
 /* Records v and its parent arc on the path buffer (the second walk, the
- * push, then runs over it without chasing parents again). */
-static inline int path_add(bk_run *b, int32_t v, int32_t arc)
+ * push, then runs over it without chasing parents again). The buffer has
+ * room for every vertex of the run: a path's two tree branches are
+ * disjoint and neither repeats a vertex. */
+static inline void path_add(bk_run *b, int32_t v, int32_t arc)
 {
-    if (b->plen == b->pcap) {
-        int32_t cap = b->pcap ? 2 * b->pcap : 1024;
-        int32_t *p = realloc(b->path, sizeof(int32_t) * 2 * (size_t)cap);
-        if (!p)
-            return -1;
-        b->path = p;
-        b->pcap = cap;
-    }
     b->path[2 * b->plen] = v;
     b->path[2 * b->plen + 1] = arc;
     b->plen++;
-    return 0;
 }
 
 /* Bottleneck of the path source ~> x -> y ~> sink through arc xy; the
  * path's vertices go on the buffer, source side first (*split of them,
  * the root last), then the sink side (the root last). */
-static int bottleneck(bk_run *b, int32_t x, int32_t xy, int64_t *delta, int32_t *split)
+static void bottleneck(bk_run *b, int32_t x, int32_t xy, int64_t *delta, int32_t *split)
 {
     const mf_rarc *arcs = b->arcs;
     int64_t cap = arcs[xy].res;
@@ -136,38 +129,32 @@ static int bottleneck(bk_run *b, int32_t x, int32_t xy, int64_t *delta, int32_t 
         int32_t p = b->v[v].parent, into_v = arcs[p].rres;
         if (into_v < cap)
             cap = into_v;
-        if (path_add(b, v, p))
-            return -1;
+        path_add(b, v, p);
     }
     if (b->v[v].tr < cap)
         cap = b->v[v].tr;
-    if (path_add(b, v, TO_TERMINAL))
-        return -1;
+    path_add(b, v, TO_TERMINAL);
     *split = b->plen;
     for (v = arcs[xy].head; b->v[v].parent != TO_TERMINAL; v = b->v[v].up) {
         int32_t p = b->v[v].parent;
         if (arcs[p].res < cap)
             cap = arcs[p].res;
-        if (path_add(b, v, p))
-            return -1;
+        path_add(b, v, p);
     }
     if (-b->v[v].tr < cap)
         cap = -b->v[v].tr;
-    if (path_add(b, v, TO_TERMINAL))
-        return -1;
+    path_add(b, v, TO_TERMINAL);
     *delta = cap;
-    return 0;
 }
 
 /* Pushes delta along the path; vertices whose link to their tree broke
  * become orphans. */
-static int augment(bk_run *b, int32_t x, int32_t xy)
+static void augment(bk_run *b, int32_t x, int32_t xy)
 {
     mf_rarc *arcs = b->arcs;
     int64_t delta;
     int32_t split;
-    if (bottleneck(b, x, xy, &delta, &split))
-        return -1;
+    bottleneck(b, x, xy, &delta, &split);
     mf_rarc_push(arcs, xy, (int32_t)delta);
     const int32_t *path = b->path;
     for (int32_t i = 0; i < split - 1; i++) {
@@ -192,7 +179,6 @@ static int augment(bk_run *b, int32_t x, int32_t xy)
         make_orphan(b, root);
     b->flow += delta;
     b->augmentations++;
-    return 0;
 }
 
 /* Distance from v to its tree's terminal through valid parents, or
@@ -316,8 +302,7 @@ static int32_t grow(bk_run *b, int32_t v, int32_t *x)
     return -1;
 }
 
-/* Returns -1 when the path buffer could not grow, else 0. */
-static int run_search(bk_run *b)
+static void run_search(bk_run *b)
 {
     int32_t v, x;
     while ((v = pop_active(b)) >= 0) {
@@ -325,12 +310,10 @@ static int run_search(bk_run *b)
         /* v stays active while its layer still leads to paths */
         while (b->v[v].tree != FREE && (xy = grow(b, v, &x)) >= 0) {
             b->time++;
-            if (augment(b, x, xy))
-                return -1;
+            augment(b, x, xy);
             adopt_orphans(b);
         }
     }
-    return 0;
 }
 
 /* A block's first run: every vertex with terminal capacity left roots a
@@ -379,14 +362,16 @@ static void *job_main(void *arg)
     bk_run *b = &j->run;
     b->queue = malloc(sizeof(int32_t) * (size_t)b->size);
     b->orphans = malloc(sizeof(int32_t) * (size_t)b->size);
-    if (!b->queue || !b->orphans) {
+    /* (vertex, arc) for every vertex: only what paths reach is touched */
+    b->path = malloc(sizeof(int32_t) * 2 * (size_t)b->size);
+    if (!b->queue || !b->orphans || !b->path) {
         j->nomem = 1;
     } else {
         if (j->mid < 0)
             seed_trees(b);
         else
             activate_seam(b, j->mid);
-        j->nomem = run_search(b) != 0;
+        run_search(b);
     }
     free(b->queue);
     free(b->orphans);
