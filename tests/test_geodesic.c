@@ -97,6 +97,16 @@ static void test_distances_and_forest(void **state)
         int32_t *parent = malloc(sizeof(int32_t) * (size_t)n);
         double *ref = malloc(sizeof(double) * (size_t)n);
         assert_int_equal(gb_geodesic(rgb, w, h, seeds, conn, beta, -1.0, -(1 + trial % 3), df, db, parent), GB_OK);
+        {
+            /* the scans without the forest (both regions side by side on one
+             * thread) find the same distances, borders and narrow photos included */
+            float *df2 = malloc(sizeof(float) * (size_t)n), *db2 = malloc(sizeof(float) * (size_t)n);
+            assert_int_equal(gb_geodesic(rgb, w, h, seeds, conn, beta, -1.0, 1, df2, db2, NULL), GB_OK);
+            assert_memory_equal(df, df2, sizeof(float) * (size_t)n);
+            assert_memory_equal(db, db2, sizeof(float) * (size_t)n);
+            free(df2);
+            free(db2);
+        }
         dijkstra(rgb, w, h, seeds, GB_FOREGROUND, conn, beta, ref);
         for (int32_t i = 0; i < n; i++) {
             if (!isfinite(ref[i])) {
@@ -171,6 +181,15 @@ static void test_threads_give_identical_distances(void **state)
             assert_memory_equal(df[0], df[1], sizeof(float) * N);
             assert_memory_equal(db[0], db[1], sizeof(float) * N);
             assert_memory_equal(par[0], par[1], sizeof(int32_t) * N);
+        }
+        /* without the forest the rows take the two-sweep scans: on one
+         * thread both regions side by side, on two each on its own, on
+         * column blocks as a wavefront; the same distances */
+        for (int threads = 1; threads <= 3; threads++) {
+            int arg = threads == 3 ? -3 : threads;
+            assert_int_equal(gb_geodesic(rgb, W, H, seeds, conn, 1.0 / 3000, 0.2, arg, df[1], db[1], NULL), GB_OK);
+            assert_memory_equal(df[0], df[1], sizeof(float) * N);
+            assert_memory_equal(db[0], db[1], sizeof(float) * N);
         }
     }
     for (int k = 0; k < 2; k++) {
