@@ -214,6 +214,16 @@ static int64_t above_forward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x
     return changed;
 }
 
+/* One pixel of a row chain: d[p] = min(d[p], *prev + step); *prev takes
+ * the result. 1 when it moved. */
+static inline int chain_step(float *d, int64_t p, float step, float *prev)
+{
+    float old = d[p], v = *prev + step;
+    *prev = min_f(old, v);
+    d[p] = *prev;
+    return v < old;
+}
+
 /* The step along the row, the chain: the previous pixel's distance stays
  * in a register, and a seed's step costs infinity instead of a branch
  * (x + inf = inf, and min(old, inf) = old), so a pixel costs an add and a
@@ -233,17 +243,9 @@ static int64_t chain_forward(const scan_ctx *c, float *da, float *db, int32_t y,
     for (int32_t x = xs; x < x1; x++) {
         int64_t p = row + x;
         float step = seeds[p] == GB_UNMARKED ? cost[(p - 1) * nd + 0] : INFINITY;
-        float old = da[p], v = pa + step;
-        changed += v < old;
-        pa = min_f(old, v);
-        da[p] = pa;
-        if (db) {
-            old = db[p];
-            v = pb + step;
-            changed += v < old;
-            pb = min_f(old, v);
-            db[p] = pb;
-        }
+        changed += chain_step(da, p, step, &pa);
+        if (db)
+            changed += chain_step(db, p, step, &pb);
     }
     return changed;
 }
@@ -305,17 +307,9 @@ static int64_t chain_backward(const scan_ctx *c, float *da, float *db, int32_t y
     for (int32_t x = xs; x >= x0; x--) {
         int64_t p = row + x;
         float step = seeds[p] == GB_UNMARKED ? cost[p * nd + 0] : INFINITY;
-        float old = da[p], v = pa + step;
-        changed += v < old;
-        pa = min_f(old, v);
-        da[p] = pa;
-        if (db) {
-            old = db[p];
-            v = pb + step;
-            changed += v < old;
-            pb = min_f(old, v);
-            db[p] = pb;
-        }
+        changed += chain_step(da, p, step, &pa);
+        if (db)
+            changed += chain_step(db, p, step, &pb);
     }
     return changed;
 }
