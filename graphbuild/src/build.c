@@ -68,6 +68,20 @@ static int has_backward(const build *b, int32_t x, int32_t y, int d)
     return px >= 0 && px < b->width && py >= 0;
 }
 
+/* 1 when every forward neighbour of (x, y) exists: away from the bottom
+ * row and the side columns (the left one only for the SW step), which the
+ * passes test once instead of per direction. */
+static inline int all_forward(const build *b, int32_t x, int32_t y)
+{
+    return x >= (b->nd == 4) && x + 1 < b->width && y + 1 < b->height;
+}
+
+/* The same for the backward neighbours (SE, S, SW, E steps ending here). */
+static inline int all_backward(const build *b, int32_t x, int32_t y)
+{
+    return x >= 1 && (b->nd == 2 || x + 1 < b->width) && y >= 1;
+}
+
 static int has_source_arc(const build *b, int64_t i) { return b->all_terminals || b->term[i] > 0; }
 static int has_sink_arc(const build *b, int64_t i) { return b->all_terminals || b->term[i] < 0; }
 
@@ -80,8 +94,6 @@ static void pass_beta(build *b, band *bd)
     int64_t off[4];
     for (int d = 0; d < nd; d++)
         off[d] = 3 * ((int64_t)FDY[d] * b->width + FDX[d]);
-    /* columns whose forward neighbours all exist */
-    const int32_t lo = nd == 4 ? 1 : 0, hi = b->width - 1;
     _Atomic uint8_t *present = b->present;
     /* sums in locals: through bd they were a load and a store a pair */
     int64_t sum = 0, pairs = 0;
@@ -90,7 +102,7 @@ static void pass_beta(build *b, band *bd)
             int64_t pi = (int64_t)y * b->width + x;
             const uint8_t *p = b->rgb + 3 * pi;
             int32_t *wd = b->w + pi * nd;
-            int inside = x >= lo && x < hi && y + 1 < b->height;
+            int inside = all_forward(b, x, y);
             for (int d = 0; d < nd; d++) {
                 int32_t d2 = -1;
                 if (inside || valid(b, x, y, d)) {
@@ -225,7 +237,7 @@ static void pass_terminals(build *b, band *bd)
 static int32_t arc_of(const build *b, int32_t x, int32_t y, int d)
 {
     int32_t a = b->g->out_start[(int64_t)y * b->width + x];
-    if (x >= (b->nd == 4) && x + 1 < b->width && y + 1 < b->height)
+    if (all_forward(b, x, y))
         return a + d;
     for (int k = 0; k < d; k++)
         a += valid(b, x, y, k);
@@ -238,11 +250,10 @@ static void pass_out_arcs(build *b, band *bd)
     mf_graph *g = b->g;
     const int32_t snk = g->sink;
     int32_t a = (int32_t)bd->out_base, sa = (int32_t)bd->source_base;
-    const int32_t lo = b->nd == 4 ? 1 : 0, hi = b->width - 1; /* columns with every forward pair */
     for (int32_t y = bd->y0; y < bd->y1; y++)
         for (int32_t x = 0; x < b->width; x++) {
             int64_t pi = (int64_t)y * b->width + x;
-            int inside = x >= lo && x < hi && y + 1 < b->height;
+            int inside = all_forward(b, x, y);
             g->out_start[pi] = a;
             for (int d = 0; d < b->nd; d++)
                 if (inside || valid(b, x, y, d)) {
@@ -284,11 +295,10 @@ static void pass_in_arcs(build *b, band *bd)
     mf_graph *g = b->g;
     const int32_t src = g->source;
     int32_t i = (int32_t)bd->in_base, sa = (int32_t)bd->source_base;
-    const int32_t hi = b->nd == 4 ? b->width - 1 : b->width; /* columns with every backward pair */
     for (int32_t y = bd->y0; y < bd->y1; y++)
         for (int32_t x = 0; x < b->width; x++) {
             int64_t qi = (int64_t)y * b->width + x;
-            int inside = x >= 1 && x < hi && y >= 1;
+            int inside = all_backward(b, x, y);
             g->in_start[qi] = i;
             for (int k = 0; k < b->nd; k++) {
                 int d = order[k];

@@ -170,6 +170,19 @@ static int64_t row_from_below(float *restrict out, const float *restrict down, c
     return changed;
 }
 
+/* Columns [lo, hi) of [x0, x1) in a w-wide row that have both diagonal
+ * neighbours (8-connected; lo = hi = x0 when 4-connected): the loops
+ * without tests take them, the edge loops the rest. */
+static void diagonal_span(int nd, int32_t w, int32_t x0, int32_t x1, int32_t *lo, int32_t *hi)
+{
+    *lo = *hi = x0;
+    if (nd == 4) {
+        *lo = x0 > 0 ? x0 : 1;
+        *hi = x1 < w ? x1 : w - 1;
+        *hi = *hi > *lo ? *hi : *lo;
+    }
+}
+
 /* Distances alone (no parent to record): the same minimum as the serial
  * scan, in two sweeps of the row. First the steps from the row already
  * final (above going forward, below going backward), independent of one
@@ -185,14 +198,10 @@ static int64_t above_forward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x
     float *d = c->d;
     int64_t changed = 0, row = (int64_t)y * w;
     if (y > 0) {
-        /* columns with both diagonal neighbours take the loop without tests */
-        int32_t lo = x0, hi = x0;
-        if (nd == 4) {
-            lo = x0 > 0 ? x0 : 1;
-            hi = x1 < w ? x1 : w - 1;
-            hi = hi > lo ? hi : lo;
+        int32_t lo, hi;
+        diagonal_span(nd, w, x0, x1, &lo, &hi);
+        if (nd == 4)
             changed += row_from_above(d + row, d + row - w, cost + (row - w) * 4, seeds + row, lo, hi);
-        }
         for (int32_t x = x0; x < x1; x++) {
             if (x == lo)
                 x = hi;
@@ -264,13 +273,10 @@ static int64_t below_backward(const scan_ctx *c, int32_t y, int32_t x0, int32_t 
     float *d = c->d;
     int64_t changed = 0, row = (int64_t)y * w;
     if (y + 1 < h) {
-        int32_t lo = x0, hi = x0;
-        if (nd == 4) {
-            lo = x0 > 0 ? x0 : 1;
-            hi = x1 < w ? x1 : w - 1;
-            hi = hi > lo ? hi : lo;
+        int32_t lo, hi;
+        diagonal_span(nd, w, x0, x1, &lo, &hi);
+        if (nd == 4)
             changed += row_from_below(d + row, d + row + w, cost + row * 4, seeds + row, lo, hi);
-        }
         for (int32_t x = x0; x < x1; x++) {
             if (x == lo)
                 x = hi;
