@@ -17,6 +17,10 @@
 
 #define MAX_GPUS 64
 #define MAX_PER_GPU 16
+#define MAX_PER_LAUNCH 32
+/* a launch takes photos until their networks reach this many vertices
+ * together; a larger network goes alone */
+#define LAUNCH_VERTICES (4 << 20)
 
 static void usage(FILE *f)
 {
@@ -38,6 +42,8 @@ static void usage(FILE *f)
             "  --gpus all|none|I,J,..  CUDA devices that solve (default all; none = CPU engine)\n"
             "  --per-gpu N           photos each GPU solves at once, each on a stream of its own\n"
             "                        (default 4: small solves wait on launches, not on the GPU)\n"
+            "  --per-launch N        photos one launch solves together, as one network (default 8;\n"
+            "                        up to 4 M pixels in all): a BFS level serves them all\n"
             "  --shard K/N           process only the K-th of N shards of the sorted inputs\n"
             "  --json                one JSON line per input on stdout\n"
             "  --time                stage totals and throughput on stderr at the end\n"
@@ -98,6 +104,8 @@ typedef struct batch_run {
     queue to_solve, solved;
     size_t in_flight, max_in_flight, max_queued;
     int gpu_threads_running;
+    int per_launch; /* photos one GPU launch may solve together */
+    int64_t queued_vertices, max_queued_vertices; /* networks waiting for a GPU */
     /* counters, under lock */
     size_t ok, failed, skipped, done_total;
     stage_totals totals;
@@ -264,6 +272,7 @@ static void after_solve(batch_run *run, task *t)
         int rc = t->failed ? -1 : seg_job_next(&t->job, run->opt);
         if (rc == 1 && run->use_gpu) {
             pthread_mutex_lock(&run->lock);
+            run->queued_vertices += t->job.graph.num_vertices;
             push(&run->to_solve, t);
             pthread_cond_broadcast(&run->wake);
             pthread_mutex_unlock(&run->lock);
@@ -301,8 +310,12 @@ static void start_task(batch_run *run, size_t index)
         return;
     }
     pthread_mutex_lock(&run->lock);
-    while (run->to_solve.length >= run->max_queued && run->gpu_threads_running)
-        pthread_cond_wait(&run->wake, &run->lock); /* back-pressure: networks are large */
+    /* back-pressure: networks are large (about 100 bytes a pixel); small
+     * ones may queue until the GPUs' launches can take them all */
+    while (run->to_solve.length >= run->max_queued && run->queued_vertices >= run->max_queued_vertices &&
+           run->gpu_threads_running)
+        pthread_cond_wait(&run->wake, &run->lock);
+    run->queued_vertices += t->job.graph.num_vertices;
     push(&run->to_solve, t);
     pthread_cond_broadcast(&run->wake);
     pthread_mutex_unlock(&run->lock);
@@ -342,19 +355,45 @@ typedef struct gpu_worker_arg {
     mf_gpu_solver *solver;
 } gpu_worker_arg;
 
+/* Takes the queued networks one launch solves together: up to
+ * per_launch of them, LAUNCH_VERTICES in all (one, however large, at
+ * least). Under run->lock. */
+static int take_launch(batch_run *run, task **group)
+{
+    int k = 0;
+    int64_t vertices = 0;
+    while (k < run->per_launch && run->to_solve.head) {
+        const int64_t nv = run->to_solve.head->job.graph.num_vertices;
+        if (k > 0 && vertices + nv > LAUNCH_VERTICES)
+            break;
+        group[k++] = pop(&run->to_solve);
+        vertices += nv;
+        run->queued_vertices -= nv;
+    }
+    return k;
+}
+
 static void *gpu_worker(void *arg)
 {
     gpu_worker_arg *g = arg;
     batch_run *run = g->run;
+    task *group[MAX_PER_LAUNCH];
+    seg_job *jobs[MAX_PER_LAUNCH];
+    int failed[MAX_PER_LAUNCH];
     pthread_mutex_lock(&run->lock);
     for (;;) {
-        task *t = pop(&run->to_solve);
-        if (t) {
+        const int k = take_launch(run, group);
+        if (k) {
             pthread_cond_broadcast(&run->wake); /* room in the queue */
             pthread_mutex_unlock(&run->lock);
-            t->failed = seg_job_solve(&t->job, run->opt, g->solver) != 0;
+            for (int i = 0; i < k; i++)
+                jobs[i] = &group[i]->job;
+            seg_jobs_solve_gpu(jobs, k, run->opt, g->solver, failed);
             pthread_mutex_lock(&run->lock);
-            push(&run->solved, t);
+            for (int i = 0; i < k; i++) {
+                group[i]->failed = failed[i];
+                push(&run->solved, group[i]);
+            }
             pthread_cond_broadcast(&run->wake);
             continue;
         }
@@ -405,7 +444,7 @@ int cmd_batch(int argc, char **argv)
 {
     enum {
         O_SEEDS_DIR = 256, O_TRIMAP_DIR, O_LIST, O_OVERLAY_DIR, O_CUTOUT_DIR, O_JOBS, O_GPUS, O_SHARD, O_JSON,
-        O_TIME, O_NO_PROGRESS, O_PER_GPU
+        O_TIME, O_NO_PROGRESS, O_PER_GPU, O_PER_LAUNCH
     };
     static const struct option longopts[] = {
         SEG_LONG_OPTIONS,
@@ -417,6 +456,7 @@ int cmd_batch(int argc, char **argv)
         {"json", no_argument, NULL, O_JSON},               {"time", no_argument, NULL, O_TIME},
         {"no-progress", no_argument, NULL, O_NO_PROGRESS}, {"force", no_argument, NULL, 'f'},
         {"per-gpu", required_argument, NULL, O_PER_GPU},
+        {"per-launch", required_argument, NULL, O_PER_LAUNCH},
         {"quiet", no_argument, NULL, 'q'},                 {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     seg_options o;
@@ -424,7 +464,7 @@ int cmd_batch(int argc, char **argv)
     const char *out_dir = NULL, *seeds_dir = NULL, *list_path = NULL, *overlay_dir = NULL, *cutout_dir = NULL;
     const char *seed_file = NULL; /* --seeds or --trimap: segment's, refused here */
     int recursive = 0, force = 0, json = 0, show_time = 0, no_progress = 0, shard_k = 1, shard_n = 1, c;
-    int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0, per_gpu = 4;
+    int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0, per_gpu = 4, per_launch = 8;
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t iv;
     optind = 1;
@@ -468,6 +508,13 @@ int cmd_batch(int argc, char **argv)
                 return EXIT_USAGE;
             }
             per_gpu = (int)iv;
+            break;
+        case O_PER_LAUNCH:
+            if (parse_i64(optarg, 1, MAX_PER_LAUNCH, &iv)) {
+                DISPLAYLEVEL(1, "flowcut batch: --per-launch needs 1..%d\n", MAX_PER_LAUNCH);
+                return EXIT_USAGE;
+            }
+            per_launch = (int)iv;
             break;
         case 'f': force = 1; break;
         case 'q': g_display_level = 1; break;
@@ -597,7 +644,9 @@ int cmd_batch(int argc, char **argv)
     run.use_gpu = ndevices > 0;
     run.gpu_threads_running = nsolvers;
     run.max_queued = 2 * (size_t)(nsolvers > 0 ? nsolvers : 1);
-    run.max_in_flight = (size_t)jobs + run.max_queued + (size_t)nsolvers;
+    run.per_launch = per_launch;
+    run.max_queued_vertices = per_launch > 1 ? (int64_t)nsolvers * LAUNCH_VERTICES : 0;
+    run.max_in_flight = (size_t)jobs + run.max_queued + (size_t)nsolvers * (size_t)per_launch;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

@@ -225,6 +225,38 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
     return 0;
 }
 
+void seg_jobs_solve_gpu(seg_job **jobs, int k, const seg_options *o, mf_gpu_solver *solver, int *failed)
+{
+    if (k == 1 || o->solve.engine == MF_ENGINE_CPU || k > MF_GPU_MANY_MAX)
+        goto one_by_one;
+    {
+        const mf_graph *parts[MF_GPU_MANY_MAX];
+        mf_result res[MF_GPU_MANY_MAX];
+        mf_error err = {0};
+        mf_options so = o->solve;
+        so.cut_only = 1;
+        for (int i = 0; i < k; i++) {
+            parts[i] = &jobs[i]->graph;
+            mf_result_free(&jobs[i]->res);
+        }
+        const double t0 = now();
+        if (mf_gpu_solve_many(solver, parts, k, &so, res, &err) != MF_OK)
+            goto one_by_one; /* e.g. too large for the device together: each alone
+                              * (and on the CPU when one alone is too large) */
+        /* each photo's share of the launch, so that stage sums stay wall time */
+        const double share = (now() - t0) / k;
+        for (int i = 0; i < k; i++) {
+            jobs[i]->res = res[i];
+            jobs[i]->r.times.solve += share;
+            failed[i] = 0;
+        }
+        return;
+    }
+one_by_one:
+    for (int i = 0; i < k; i++)
+        failed[i] = seg_job_solve(jobs[i], o, solver) != 0;
+}
+
 int seg_job_next(seg_job *j, const seg_options *o)
 {
     seg_result *r = &j->r;

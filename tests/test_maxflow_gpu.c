@@ -40,6 +40,187 @@ static void compare_engines(const mf_arclist *list, int phase2, const char *what
     mf_graph_free(&g);
 }
 
+/* Renumbers list's vertices so that its source and sink come last, as
+ * mf_gpu_solve_many wants them. */
+static void terminals_last(mf_arclist *list)
+{
+    const int32_t n = list->num_vertices;
+    int32_t *p = malloc(sizeof(int32_t) * (size_t)n);
+    assert_non_null(p);
+    for (int32_t v = 0; v < n; v++)
+        p[v] = v;
+    const int32_t want[2] = {list->source, list->sink};
+    for (int j = 0; j < 2; j++) {
+        const int32_t slot = n - 2 + j;
+        int32_t x = 0;
+        while (p[x] != slot)
+            x++;
+        const int32_t tmp = p[want[j]];
+        p[want[j]] = slot;
+        p[x] = tmp;
+    }
+    for (int32_t a = 0; a < list->num_arcs; a++) {
+        list->tail[a] = p[list->tail[a]];
+        list->head[a] = p[list->head[a]];
+    }
+    list->source = n - 2;
+    list->sink = n - 1;
+    free(p);
+}
+
+/* Capacity of the cut a source side gives, both directions of each arc. */
+static int64_t cut_capacity(const mf_graph *g, const uint8_t *side)
+{
+    int64_t c = 0;
+    for (int32_t u = 0; u < g->num_vertices; u++)
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            const int32_t w = g->arc_head[a];
+            if (side[u] && !side[w])
+                c += g->arc_cap[a];
+            else if (!side[u] && side[w])
+                c += g->arc_rcap[a];
+        }
+    return c;
+}
+
+/* Solves graphs[0..k) as one union on the device and each alone on the
+ * CPU: the same value and the same cut, bit for bit, for every one, and
+ * each cut's capacity is its value. */
+static void compare_many(mf_graph *graphs, int k, const char *what)
+{
+    const mf_graph **parts = malloc(sizeof *parts * (size_t)k);
+    mf_result *many = calloc((size_t)k, sizeof *many);
+    mf_error err = {0};
+    mf_options opt;
+    mf_options_default(&opt);
+    assert_non_null(parts);
+    assert_non_null(many);
+    for (int i = 0; i < k; i++)
+        parts[i] = &graphs[i];
+    if (mf_gpu_solve_many(solver, parts, k, &opt, many, &err) != MF_OK)
+        fail_msg("%s: union solve failed: %s", what, err.message);
+    opt.engine = MF_ENGINE_CPU;
+    for (int i = 0; i < k; i++) {
+        mf_result cpu;
+        assert_int_equal(mf_solve(&graphs[i], &opt, &cpu, &err), MF_OK);
+        if (many[i].flow_value != cpu.flow_value)
+            fail_msg("%s: network %d of %d: union flow %lld, CPU %lld", what, i, k,
+                     (long long)many[i].flow_value, (long long)cpu.flow_value);
+        if (memcmp(many[i].source_side, cpu.source_side, (size_t)graphs[i].num_vertices) != 0)
+            fail_msg("%s: network %d of %d: the union's cut differs from the CPU cut", what, i, k);
+        if (cut_capacity(&graphs[i], many[i].source_side) + graphs[i].flow_offset != many[i].flow_value)
+            fail_msg("%s: network %d of %d: cut capacity is not the value", what, i, k);
+        assert_null(many[i].flow);
+        mf_result_free(&cpu);
+        mf_result_free(&many[i]);
+    }
+    free(parts);
+    free(many);
+}
+
+static void graph_of(mf_arclist *list, mf_graph *g)
+{
+    mf_error err = {0};
+    terminals_last(list);
+    assert_int_equal(mf_graph_from_arcs(list, NULL, g, &err), MF_OK);
+    mf_arclist_free(list);
+}
+
+static int32_t rnd(uint64_t *state, int32_t lo, int32_t hi)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (int32_t)((*state >> 33) % (uint64_t)(hi - lo + 1));
+}
+
+/* A photo-like network from pairs: a w x h 4-grid with random n-links and
+ * terminal capacities on both sides (pre-cancelled into flow_offset). */
+static void pairs_grid(int32_t w, int32_t h, uint64_t seed, mf_graph *g)
+{
+    const int32_t n = w * h;
+    int64_t pairs = 0;
+    int32_t *tail = malloc(sizeof(int32_t) * 2 * (size_t)n), *head = malloc(sizeof(int32_t) * 2 * (size_t)n);
+    int32_t *cap = malloc(sizeof(int32_t) * 2 * (size_t)n), *rcap = malloc(sizeof(int32_t) * 2 * (size_t)n);
+    int64_t *sc = malloc(sizeof(int64_t) * (size_t)n), *tc = malloc(sizeof(int64_t) * (size_t)n);
+    mf_error err = {0};
+    assert_true(tail && head && cap && rcap && sc && tc);
+    uint64_t rng = seed;
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            const int32_t v = y * w + x;
+            if (x + 1 < w) {
+                tail[pairs] = v, head[pairs] = v + 1;
+                cap[pairs] = rnd(&rng, 0, 50), rcap[pairs++] = rnd(&rng, 0, 50);
+            }
+            if (y + 1 < h) {
+                tail[pairs] = v, head[pairs] = v + w;
+                cap[pairs] = rnd(&rng, 0, 50), rcap[pairs++] = rnd(&rng, 0, 50);
+            }
+            sc[v] = rnd(&rng, 0, 120);
+            tc[v] = rnd(&rng, 0, 120);
+        }
+    assert_int_equal(mf_graph_from_pairs(n, pairs, tail, head, cap, rcap, sc, tc, g, &err), MF_OK);
+    free(tail), free(head), free(cap), free(rcap), free(sc), free(tc);
+}
+
+static void test_solve_many(void **state)
+{
+    (void)state;
+    mf_graph g[MF_GPU_MANY_MAX];
+    mf_arclist list;
+    int k = 0;
+    /* grids and generator families together */
+    assert_int_equal(mf_gen_grid(64, 48, 4, 1, &list), MF_OK);
+    graph_of(&list, &g[k++]);
+    assert_int_equal(mf_gen_genrmf(8, 8, 100, 10000, 2, &list), MF_OK);
+    graph_of(&list, &g[k++]);
+    assert_int_equal(mf_gen_washington_rlg(16, 32, 10000, 3, &list), MF_OK);
+    graph_of(&list, &g[k++]);
+    compare_many(g, k, "grid + genrmf + rlg");
+    for (int i = 0; i < k; i++)
+        mf_graph_free(&g[i]);
+    /* every random family, unreachable sinks and values beyond 2^31 too */
+    k = 0;
+    for (int family = 0; family < FAMILY_COUNT; family++)
+        for (uint64_t seed = 1; seed <= 2; seed++) {
+            assert_int_equal(random_graph(family, 20 + (int32_t)(seed * 37 % 200), seed, &list), MF_OK);
+            graph_of(&list, &g[k++]);
+        }
+    compare_many(g, k, "random families");
+    compare_many(g + 3, 1, "one network");
+    for (int i = 0; i < k; i++)
+        mf_graph_free(&g[i]);
+    /* the most networks at once, small ones */
+    for (k = 0; k < MF_GPU_MANY_MAX; k++) {
+        assert_int_equal(random_graph(k % FAMILY_COUNT, 2 + k % 30, 100 + (uint64_t)k, &list), MF_OK);
+        graph_of(&list, &g[k]);
+    }
+    compare_many(g, k, "64 small networks");
+    for (int i = 0; i < k; i++)
+        mf_graph_free(&g[i]);
+    /* photo-like networks from pairs, of different sizes */
+    k = 0;
+    pairs_grid(300, 200, 7, &g[k++]);
+    pairs_grid(17, 5, 8, &g[k++]);
+    pairs_grid(640, 480, 9, &g[k++]);
+    pairs_grid(1, 1, 10, &g[k++]);
+    compare_many(g, k, "pair grids");
+    /* networks that break the rules: none, too many, terminals not last */
+    mf_result res[MF_GPU_MANY_MAX + 1];
+    mf_error err = {0};
+    const mf_graph *parts[MF_GPU_MANY_MAX + 1];
+    for (int i = 0; i <= MF_GPU_MANY_MAX; i++)
+        parts[i] = &g[0];
+    assert_int_equal(mf_gpu_solve_many(solver, parts, 0, NULL, res, &err), MF_ERR_INVALID);
+    assert_int_equal(mf_gpu_solve_many(solver, parts, MF_GPU_MANY_MAX + 1, NULL, res, &err), MF_ERR_INVALID);
+    g[1].source = 0;
+    parts[1] = &g[1];
+    assert_int_equal(mf_gpu_solve_many(solver, parts, 2, NULL, res, &err), MF_ERR_INVALID);
+    assert_non_null(strstr(err.message, "network 1"));
+    g[1].source = g[1].num_vertices - 2;
+    for (int i = 0; i < k; i++)
+        mf_graph_free(&g[i]);
+}
+
 static void test_random_graphs(void **state)
 {
     (void)state;
@@ -150,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_generator_families),
         cmocka_unit_test(test_dynamic_random),
         cmocka_unit_test(test_dynamic_generators),
+        cmocka_unit_test(test_solve_many),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     mf_gpu_solver_destroy(solver);

@@ -51,6 +51,8 @@ struct mf_gpu_solver {
     int32_t *changes;     /* device copy of a batch of changes */
     int64_t changes_cap;
     int32_t *host_counter; /* pinned copy of dev_state.counters */
+    int32_t *part_ranges;  /* mf_gpu_solve_many: the sink's arc ranges of each part */
+    unsigned long long *part_values;
 };
 
 /* --------------------------------------------------------------------- */
@@ -562,6 +564,64 @@ __global__ void __launch_bounds__(256) cut_side(dev_state d, int32_t hmax)
         d.side[v] = d.height[v] >= hmax ? 1 : 0;
 }
 
+/* mf_gpu_solve_many: where one part's vertices and arcs sit in the union.
+ * The part's source and sink are its last two vertices; its arcs come as
+ * inner ones [0, os), the source's [os, ot), the sink's [ot, m); its in-list
+ * likewise ([0, is), [is, it), [it, m)). */
+struct part_map {
+    int32_t inner, vbase, S, T;
+    int32_t os, ot, m, abase, sbase, tbase;
+    int32_t is, it, ibase, isbase, itbase;
+};
+
+__device__ __forceinline__ int32_t map_vertex(const part_map &p, int32_t v)
+{
+    return v < p.inner ? v + p.vbase : v == p.inner ? p.S : p.T;
+}
+
+__device__ __forceinline__ int32_t map_arc(const part_map &p, int32_t a)
+{
+    return a < p.os ? a + p.abase : a < p.ot ? a - p.os + p.sbase : a - p.ot + p.tbase;
+}
+
+__device__ __forceinline__ int32_t map_in(const part_map &p, int32_t i)
+{
+    return i < p.is ? i + p.ibase : i < p.it ? i - p.is + p.isbase : i - p.it + p.itbase;
+}
+
+/* Renumbers one part's arrays, already copied to their union places. */
+__global__ void __launch_bounds__(256) union_fix(dev_state d, part_map p)
+{
+    const int32_t count = p.m > p.inner ? p.m : p.inner;
+    for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
+        if (k < p.inner) {
+            d.out_start[p.vbase + k] += p.abase;
+            d.in_start[p.vbase + k] += p.ibase;
+        }
+        if (k < p.m) {
+            const int32_t a = map_arc(p, k), i = map_in(p, k);
+            d.arc_head[a] = map_vertex(p, d.arc_head[a]);
+            d.in_tail[i] = map_vertex(p, d.in_tail[i]);
+            d.in_arc[i] = map_arc(p, d.in_arc[i]);
+        }
+    }
+}
+
+/* Each part's net flow into the sink: block b sums part b's ranges of the
+ * sink's out-arcs (ranges[4b], [4b+1]) and in-list ([4b+2], [4b+3]). */
+__global__ void __launch_bounds__(256)
+    part_values(dev_state d, const int32_t *__restrict__ ranges, unsigned long long *__restrict__ values)
+{
+    const int32_t *r = ranges + 4 * blockIdx.x;
+    long long local = 0;
+    for (int32_t a = r[0] + threadIdx.x; a < r[1]; a += blockDim.x)
+        local -= d.flow[a];
+    for (int32_t i = r[2] + threadIdx.x; i < r[3]; i += blockDim.x)
+        local += d.flow[d.in_arc[i]];
+    if (local)
+        atomicAdd(&values[blockIdx.x], (unsigned long long)local);
+}
+
 /* Warm re-solve: applies capacity changes (arc, tail, head, cap, rcap),
  * clamping each flow into its new bounds; what no longer fits stays as
  * excess at one end and deficit at the other. One entry per arc. */
@@ -758,6 +818,8 @@ extern "C" void mf_gpu_solver_destroy(mf_gpu_solver *s)
     cudaSetDevice(s->device);
     free_buffers(&s->d);
     cudaFree(s->changes);
+    cudaFree(s->part_ranges);
+    cudaFree(s->part_values);
     if (s->host_counter)
         cudaFreeHost(s->host_counter);
     if (s->stream)
@@ -1127,6 +1189,122 @@ fail:
 /* Solves from the device state: with deficits, first the deficit phase on
  * the reversed residual graph (the terminals and stranded excess absorb),
  * then the source's arcs saturated and the usual phases. */
+/* What the launch configuration reads from a host graph: its largest
+ * degree and a sample of its arcs. */
+struct graph_facts {
+    int32_t max_deg;
+    int64_t sampled, two_way;
+};
+
+static void add_facts(const mf_graph *g, graph_facts *f)
+{
+    for (int32_t v = 0; v < g->num_vertices; v++) {
+        int32_t deg = g->out_start[v + 1] - g->out_start[v] + g->in_start[v + 1] - g->in_start[v];
+        f->max_deg = deg > f->max_deg ? deg : f->max_deg;
+    }
+    for (int32_t a = 0; a < g->num_arcs; a += 64) {
+        f->sampled++;
+        f->two_way += g->arc_rcap[a] > 0;
+    }
+}
+
+/* The launch configuration of a solve of n vertices and m arcs; sets the
+ * device state's hub degree. */
+static void make_config(mf_gpu_solver *s, int32_t n, int32_t m, const graph_facts &f, const mf_options *opt,
+                        engine_cfg *cfg_out, int32_t *interval_out)
+{
+    engine_cfg cfg;
+    dev_state &d = s->d;
+    double avg_degree = 2.0 * m / (double)n;
+    cfg.group = avg_degree <= 3 ? 4 : avg_degree <= 12 ? 8 : avg_degree <= 24 ? 16 : 32;
+    cfg.group = env_int("FLOWCUT_GPU_GROUP", cfg.group);
+    if (cfg.group != 1 && cfg.group != 4 && cfg.group != 8 && cfg.group != 16)
+        cfg.group = 32;
+    cfg.blocks = s->sm_count * env_int("FLOWCUT_GPU_BLOCKS_PER_SM", 8);
+    cfg.batch = env_int("FLOWCUT_GPU_BATCH", 8);
+    cfg.cycles = env_int("FLOWCUT_GPU_CYCLES", 8);
+    cfg.small_bfs = env_int("FLOWCUT_GPU_SMALL_BFS", 4) * (1024 / cfg.group);
+    /* hubs: vertices whose scan would take a group more than 32 steps
+     * (R-MAT graphs have degrees to 10^5); none on grids, which then
+     * launch nothing more */
+    {
+        int32_t hub_deg = env_int("FLOWCUT_GPU_HUB_DEGREE", 32 * cfg.group);
+        d.hub_deg = hub_deg > 0 && f.max_deg > hub_deg ? hub_deg : 0;
+        cfg.hub_blocks = s->sm_count * 2;
+    }
+    cfg.coop_blocks = env_int("FLOWCUT_GPU_COOP", 1)
+                          ? coop_grid(s->device, cfg.group, s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2))
+                          : 0;
+    {
+        /* relabel after n visits where most arcs carry capacity both
+         * ways (grids, genrmf, photos: genrmf-wide 128 2.83 -> 2.41 s,
+         * 16 Mpx grid 0.41 -> 0.32 s), after 2n on one-way networks
+         * (Washington RLG was 23-33% slower with n, dense DAGs slower
+         * too); every 64th arc is sampled */
+        const char *w = getenv("FLOWCUT_GPU_WORK");
+        const double per_n = f.sampled && 2 * f.two_way >= f.sampled ? 1.0 : 2.0;
+        cfg.work_limit = (w && *w ? atof(w) : per_n) * (double)n;
+    }
+    if (cfg.cycles < 1)
+        cfg.cycles = 1;
+    if (cfg.batch < 1)
+        cfg.batch = 1;
+    int32_t interval = opt->gpu_relabel_interval;
+    if (interval <= 0) {
+        double ecl = (double)n * (double)n / (1000.0 * (m ? m : 1));
+        interval = ecl < 100 ? 100 : ecl > 1e6 ? 1000000 : (int32_t)ecl;
+        interval = env_int("FLOWCUT_GPU_INTERVAL", interval);
+    }
+    *cfg_out = cfg;
+    *interval_out = interval;
+}
+
+/* Phase 1 on the loaded graph (after the deficits' reverse phase when
+ * asked), then the canonical cut into d.side. Queued on the solver's
+ * stream, ev[0] recorded before it. */
+static int run_phase1(mf_gpu_solver *s, const engine_cfg &cfg, int32_t interval, int32_t source, int32_t sink,
+                      int deficits, cudaEvent_t ev0, mf_stats *stats, int *round_io, mf_error *err)
+{
+    int rc = MF_OK;
+    dev_state &d = s->d;
+    cudaStream_t st = s->stream;
+    const int32_t n = d.n;
+    int round = 0;
+    CUDA_TRY(cudaMemsetAsync(d.stamp, 0xff, ((size_t)n + 1) * 4, st));
+    CUDA_TRY(cudaMemsetAsync(d.counters, 0, 16 * 4, st));
+    CUDA_TRY(cudaMemsetAsync(d.value, 0, 8, st));
+    CUDA_TRY(cudaEventRecord(ev0, st));
+    saturate_source<<<s->sm_count * 4, 256, 0, st>>>(d, source);
+    if (deficits) {
+        rc = reverse_state(s, err);
+        if (rc == MF_OK)
+            rc = run_phase(s, cfg, sink, source, 1, n, interval, &round, stats, err);
+        if (rc == MF_OK)
+            rc = reverse_state(s, err);
+        if (rc)
+            return rc;
+        CUDA_TRY(cudaMemsetAsync(d.counters + 7, 0, 4, st));
+        any_deficit<<<s->sm_count * 8, 256, 0, st>>>(d, source, sink);
+        rc = read_counters(s, err);
+        if (rc)
+            return rc;
+        if (s->host_counter[7])
+            return mf_fail(err, MF_ERR_INTERNAL, NULL, 0, "GPU warm re-solve: a deficit was left");
+        CUDA_TRY(cudaMemsetAsync(d.stamp, 0xff, ((size_t)n + 1) * 4, st));
+        round = 0;
+    }
+    rc = run_phase(s, cfg, sink, source, 0, n, interval, &round, stats, err);
+    if (rc)
+        return rc;
+    /* the phase's last BFS from the sink left exact distances: its
+     * unreached set is the canonical cut */
+    cut_side<<<s->sm_count * 4, 256, 0, st>>>(d, n);
+    *round_io = round;
+    return MF_OK;
+fail:
+    return rc;
+}
+
 extern "C" int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt, int deficits,
                                 mf_result *res, mf_error *err)
 {
@@ -1148,92 +1326,18 @@ extern "C" int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_op
     {
         dev_state &d = s->d;
         cudaStream_t st = s->stream;
-        CUDA_TRY(cudaMemsetAsync(d.stamp, 0xff, ((size_t)n + 1) * 4, st));
-        CUDA_TRY(cudaMemsetAsync(d.counters, 0, 16 * 4, st));
-        CUDA_TRY(cudaMemsetAsync(d.value, 0, 8, st));
-
         engine_cfg cfg;
-        double avg_degree = 2.0 * m / (double)n;
-        cfg.group = avg_degree <= 3 ? 4 : avg_degree <= 12 ? 8 : avg_degree <= 24 ? 16 : 32;
-        cfg.group = env_int("FLOWCUT_GPU_GROUP", cfg.group);
-        if (cfg.group != 1 && cfg.group != 4 && cfg.group != 8 && cfg.group != 16)
-            cfg.group = 32;
-        cfg.blocks = s->sm_count * env_int("FLOWCUT_GPU_BLOCKS_PER_SM", 8);
-        cfg.batch = env_int("FLOWCUT_GPU_BATCH", 8);
-        cfg.cycles = env_int("FLOWCUT_GPU_CYCLES", 8);
-        cfg.small_bfs = env_int("FLOWCUT_GPU_SMALL_BFS", 4) * (1024 / cfg.group);
-        /* hubs: vertices whose scan would take a group more than 32 steps
-         * (R-MAT graphs have degrees to 10^5); none on grids, which then
-         * launch nothing more */
-        {
-            int32_t hub_deg = env_int("FLOWCUT_GPU_HUB_DEGREE", 32 * cfg.group), max_deg = 0;
-            for (int32_t v = 0; v < n; v++) {
-                int32_t deg = g->out_start[v + 1] - g->out_start[v] + g->in_start[v + 1] - g->in_start[v];
-                max_deg = deg > max_deg ? deg : max_deg;
-            }
-            d.hub_deg = hub_deg > 0 && max_deg > hub_deg ? hub_deg : 0;
-            cfg.hub_blocks = s->sm_count * 2;
-        }
-        cfg.coop_blocks = env_int("FLOWCUT_GPU_COOP", 1)
-                              ? coop_grid(s->device, cfg.group, s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2))
-                              : 0;
-        {
-            /* relabel after n visits where most arcs carry capacity both
-             * ways (grids, genrmf, photos: genrmf-wide 128 2.83 -> 2.41 s,
-             * 16 Mpx grid 0.41 -> 0.32 s), after 2n on one-way networks
-             * (Washington RLG was 23-33% slower with n, dense DAGs slower
-             * too); every 64th arc is sampled */
-            int64_t sampled = 0, two_way = 0;
-            for (int32_t a = 0; a < m; a += 64) {
-                sampled++;
-                two_way += g->arc_rcap[a] > 0;
-            }
-            const char *w = getenv("FLOWCUT_GPU_WORK");
-            const double per_n = sampled && 2 * two_way >= sampled ? 1.0 : 2.0;
-            cfg.work_limit = (w && *w ? atof(w) : per_n) * (double)n;
-        }
-        if (cfg.cycles < 1)
-            cfg.cycles = 1;
-        if (cfg.batch < 1)
-            cfg.batch = 1;
-        int32_t interval = opt->gpu_relabel_interval;
-        if (interval <= 0) {
-            double ecl = (double)n * (double)n / (1000.0 * (m ? m : 1));
-            interval = ecl < 100 ? 100 : ecl > 1e6 ? 1000000 : (int32_t)ecl;
-            interval = env_int("FLOWCUT_GPU_INTERVAL", interval);
-        }
+        int32_t interval;
+        graph_facts facts = {0, 0, 0};
+        add_facts(g, &facts);
+        make_config(s, n, m, facts, opt, &cfg, &interval);
 
         for (int i = 0; i < 4; i++)
             CUDA_TRY(cudaEventCreate(&ev[i]));
-        CUDA_TRY(cudaEventRecord(ev[0], st));
         int round = 0;
-        saturate_source<<<s->sm_count * 4, 256, 0, st>>>(d, g->source);
-        if (deficits) {
-            rc = reverse_state(s, err);
-            if (rc == MF_OK)
-                rc = run_phase(s, cfg, g->sink, g->source, 1, n, interval, &round, &res->stats, err);
-            if (rc == MF_OK)
-                rc = reverse_state(s, err);
-            if (rc)
-                goto fail;
-            CUDA_TRY(cudaMemsetAsync(d.counters + 7, 0, 4, st));
-            any_deficit<<<s->sm_count * 8, 256, 0, st>>>(d, g->source, g->sink);
-            rc = read_counters(s, err);
-            if (rc)
-                goto fail;
-            if (s->host_counter[7]) {
-                rc = mf_fail(err, MF_ERR_INTERNAL, NULL, 0, "GPU warm re-solve: a deficit was left");
-                goto fail;
-            }
-            CUDA_TRY(cudaMemsetAsync(d.stamp, 0xff, ((size_t)n + 1) * 4, st));
-            round = 0;
-        }
-        rc = run_phase(s, cfg, g->sink, g->source, 0, n, interval, &round, &res->stats, err);
+        rc = run_phase1(s, cfg, interval, g->source, g->sink, deficits, ev[0], &res->stats, &round, err);
         if (rc)
             goto fail;
-        /* the phase's last BFS from the sink left exact distances: its
-         * unreached set is the canonical cut */
-        cut_side<<<s->sm_count * 4, 256, 0, st>>>(d, n);
         sink_value<<<s->sm_count * 4, 256, 0, st>>>(d, g->sink);
         CUDA_TRY(cudaEventRecord(ev[1], st));
         if (opt->phase2) {
@@ -1302,5 +1406,229 @@ extern "C" int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_option
     rc = mf_gpu_dyn_solve(s, g, opt, 0, res, err);
     if (rc == MF_OK)
         res->stats.upload_seconds = t1 - t0;
+    return rc;
+}
+
+extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts, int k, const mf_options *opt,
+                                 mf_result *res, mf_error *err)
+{
+    int rc = MF_OK;
+    mf_options o;
+    cudaEvent_t ev[3] = {NULL, NULL, NULL};
+    part_map *maps = NULL;
+    int32_t *ranges = NULL;
+    unsigned long long *values = NULL;
+    int32_t terminal_starts[6]; /* the source's and sink's out_start, then in_start entries */
+    if (opt)
+        o = *opt;
+    else
+        mf_options_default(&o);
+    o.cut_only = 1;
+    o.phase2 = 0;
+    if (k < 1 || k > MF_GPU_MANY_MAX)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "mf_gpu_solve_many: %d networks (1 to %d)", k,
+                       MF_GPU_MANY_MAX);
+    for (int i = 0; i < k; i++)
+        memset(&res[i], 0, sizeof res[i]);
+    if (!s)
+        return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "no GPU solver");
+    int64_t inner = 0, arcs = 0;
+    for (int i = 0; i < k; i++) {
+        const mf_graph *g = parts[i];
+        if (g->num_vertices < 2 || g->source != g->num_vertices - 2 || g->sink != g->num_vertices - 1)
+            return mf_fail(err, MF_ERR_INVALID, NULL, 0,
+                           "mf_gpu_solve_many: network %d must have its source and sink last", i);
+        inner += g->num_vertices - 2;
+        arcs += g->num_arcs;
+    }
+    if (inner + 2 > INT32_MAX - 1 || arcs > (INT32_MAX >> 1))
+        return mf_fail(err, MF_ERR_TOO_LARGE, NULL, 0, "mf_gpu_solve_many: the networks are too large together");
+    if (k == 1)
+        return mf_gpu_solve(s, parts[0], &o, &res[0], err);
+    {
+        const double t0 = mf_now();
+        const int32_t n = (int32_t)inner + 2, m = (int32_t)arcs, S = n - 2, T = n - 1;
+        mf_graph shape;
+        memset(&shape, 0, sizeof shape);
+        shape.num_vertices = n;
+        shape.num_arcs = m;
+        CUDA_TRY(cudaSetDevice(s->device));
+        rc = ensure_capacity(s, &shape, err);
+        if (rc)
+            return rc;
+        if (!s->part_ranges) {
+            CUDA_TRY(cudaMalloc(&s->part_ranges, MF_GPU_MANY_MAX * 4 * sizeof(int32_t)));
+            CUDA_TRY(cudaMalloc(&s->part_values, MF_GPU_MANY_MAX * sizeof(unsigned long long)));
+        }
+        maps = (part_map *)calloc((size_t)k, sizeof *maps);
+        ranges = (int32_t *)malloc((size_t)k * 4 * sizeof(int32_t));
+        values = (unsigned long long *)calloc((size_t)k, sizeof *values);
+        if (!maps || !ranges || !values) {
+            rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+            goto fail;
+        }
+        for (int i = 0; i < k; i++) {
+            rc = mf_result_alloc(&res[i], parts[i], 0);
+            if (rc) {
+                rc = mf_fail(err, rc, NULL, 0, "out of memory");
+                goto fail;
+            }
+        }
+        /* the union: the parts' inner vertices in turn, then one source and
+         * one sink; arcs by tail, so the inner arcs of every part, then the
+         * sources' arcs, then the sinks' */
+        int32_t vb = 0, ab = 0, ib = 0, sb = 0, tb = 0, isb = 0, itb = 0;
+        for (int i = 0; i < k; i++) {
+            const mf_graph *g = parts[i];
+            const int32_t P = g->num_vertices - 2;
+            part_map &p = maps[i];
+            p.inner = P;
+            p.vbase = vb;
+            p.S = S;
+            p.T = T;
+            p.m = g->num_arcs;
+            p.os = g->out_start[P];
+            p.ot = g->out_start[P + 1];
+            p.is = g->in_start[P];
+            p.it = g->in_start[P + 1];
+            p.abase = ab;
+            p.ibase = ib;
+            vb += P;
+            ab += p.os;
+            ib += p.is;
+        }
+        sb = ab;
+        isb = ib;
+        for (int i = 0; i < k; i++) {
+            maps[i].sbase = sb;
+            maps[i].isbase = isb;
+            sb += maps[i].ot - maps[i].os;
+            isb += maps[i].it - maps[i].is;
+        }
+        tb = sb;
+        itb = isb;
+        for (int i = 0; i < k; i++) {
+            maps[i].tbase = tb;
+            maps[i].itbase = itb;
+            ranges[4 * i] = tb;
+            ranges[4 * i + 2] = itb;
+            tb += maps[i].m - maps[i].ot;
+            itb += maps[i].m - maps[i].it;
+            ranges[4 * i + 1] = tb;
+            ranges[4 * i + 3] = itb;
+        }
+        dev_state &d = s->d;
+        cudaStream_t st = s->stream;
+        d.n = n;
+        d.m = m;
+        for (int i = 0; i < k; i++) {
+            const mf_graph *g = parts[i];
+            const part_map &p = maps[i];
+            const int32_t seg[3][3] = {{0, p.os, p.abase}, {p.os, p.ot, p.sbase}, {p.ot, p.m, p.tbase}};
+            const int32_t iseg[3][3] = {{0, p.is, p.ibase}, {p.is, p.it, p.isbase}, {p.it, p.m, p.itbase}};
+            CUDA_TRY(cudaMemcpyAsync(d.out_start + p.vbase, g->out_start, (size_t)p.inner * 4,
+                                     cudaMemcpyHostToDevice, st));
+            CUDA_TRY(cudaMemcpyAsync(d.in_start + p.vbase, g->in_start, (size_t)p.inner * 4,
+                                     cudaMemcpyHostToDevice, st));
+            for (int j = 0; j < 3; j++) {
+                const size_t bytes = (size_t)(seg[j][1] - seg[j][0]) * 4, ibytes = (size_t)(iseg[j][1] - iseg[j][0]) * 4;
+                if (bytes) {
+                    CUDA_TRY(cudaMemcpyAsync(d.arc_head + seg[j][2], g->arc_head + seg[j][0], bytes,
+                                             cudaMemcpyHostToDevice, st));
+                    CUDA_TRY(cudaMemcpyAsync(d.arc_cap + seg[j][2], g->arc_cap + seg[j][0], bytes,
+                                             cudaMemcpyHostToDevice, st));
+                    CUDA_TRY(cudaMemcpyAsync(d.arc_rcap + seg[j][2], g->arc_rcap + seg[j][0], bytes,
+                                             cudaMemcpyHostToDevice, st));
+                }
+                if (ibytes) {
+                    CUDA_TRY(cudaMemcpyAsync(d.in_arc + iseg[j][2], g->in_arc + iseg[j][0], ibytes,
+                                             cudaMemcpyHostToDevice, st));
+                    CUDA_TRY(cudaMemcpyAsync(d.in_tail + iseg[j][2], g->in_tail + iseg[j][0], ibytes,
+                                             cudaMemcpyHostToDevice, st));
+                }
+            }
+            const int32_t count = p.m > p.inner ? p.m : p.inner;
+            const int blocks = count / 256 + 1 < s->sm_count * 8 ? count / 256 + 1 : s->sm_count * 8;
+            union_fix<<<blocks, 256, 0, st>>>(d, p);
+        }
+        terminal_starts[0] = maps[0].sbase;
+        terminal_starts[1] = maps[0].tbase;
+        terminal_starts[2] = m;
+        terminal_starts[3] = maps[0].isbase;
+        terminal_starts[4] = maps[0].itbase;
+        terminal_starts[5] = m;
+        CUDA_TRY(cudaMemcpyAsync(d.out_start + S, terminal_starts, 3 * 4, cudaMemcpyHostToDevice, st));
+        CUDA_TRY(cudaMemcpyAsync(d.in_start + S, terminal_starts + 3, 3 * 4, cudaMemcpyHostToDevice, st));
+        CUDA_TRY(cudaMemcpyAsync(s->part_ranges, ranges, (size_t)k * 4 * sizeof(int32_t), cudaMemcpyHostToDevice, st));
+        CUDA_TRY(cudaMemsetAsync(s->part_values, 0, (size_t)k * sizeof(unsigned long long), st));
+        CUDA_TRY(cudaMemsetAsync(d.flow, 0, ((size_t)m + 1) * 4, st));
+        CUDA_TRY(cudaMemsetAsync(d.excess, 0, ((size_t)n + 1) * 8, st));
+        CUDA_TRY(cudaStreamSynchronize(st));
+        const double t1 = mf_now();
+
+        /* the launch shape of the union: its sizes, the parts' arcs, and
+         * terminals whose degrees are the parts' summed */
+        graph_facts facts = {0, 0, 0};
+        int32_t sdeg = 0, tdeg = 0;
+        for (int i = 0; i < k; i++) {
+            add_facts(parts[i], &facts);
+            sdeg += maps[i].ot - maps[i].os + maps[i].it - maps[i].is;
+            tdeg += maps[i].m - maps[i].ot + maps[i].m - maps[i].it;
+        }
+        facts.max_deg = sdeg > facts.max_deg ? sdeg : facts.max_deg;
+        facts.max_deg = tdeg > facts.max_deg ? tdeg : facts.max_deg;
+        engine_cfg cfg;
+        int32_t interval;
+        make_config(s, n, m, facts, &o, &cfg, &interval);
+        for (int i = 0; i < 3; i++)
+            CUDA_TRY(cudaEventCreate(&ev[i]));
+        mf_stats stats;
+        memset(&stats, 0, sizeof stats);
+        int round = 0;
+        rc = run_phase1(s, cfg, interval, S, T, 0, ev[0], &stats, &round, err);
+        if (rc)
+            goto fail;
+        part_values<<<k, 256, 0, st>>>(d, s->part_ranges, s->part_values);
+        CUDA_TRY(cudaEventRecord(ev[1], st));
+        CUDA_TRY(cudaMemcpyAsync(values, s->part_values, (size_t)k * sizeof *values, cudaMemcpyDeviceToHost, st));
+        for (int i = 0; i < k; i++) {
+            const part_map &p = maps[i];
+            CUDA_TRY(cudaMemcpyAsync(res[i].source_side, d.side + p.vbase, (size_t)p.inner, cudaMemcpyDeviceToHost,
+                                     st));
+        }
+        CUDA_TRY(cudaEventRecord(ev[2], st));
+        CUDA_TRY(cudaStreamSynchronize(st));
+        CUDA_TRY(cudaGetLastError());
+        float ms1 = 0, ms2 = 0;
+        cudaEventElapsedTime(&ms1, ev[0], ev[1]);
+        cudaEventElapsedTime(&ms2, ev[1], ev[2]);
+        stats.phase1_seconds = stats.solve_seconds = ms1 / 1000.0;
+        stats.download_seconds = ms2 / 1000.0;
+        stats.upload_seconds = t1 - t0;
+        stats.engine_used = MF_ENGINE_GPU;
+        snprintf(stats.device_name, sizeof stats.device_name, "%s", s->name);
+        for (int i = 0; i < k; i++) {
+            const int32_t P = maps[i].inner;
+            res[i].source_side[P] = 1; /* the source, as a solve of the part alone gives */
+            res[i].source_side[P + 1] = 0;
+            res[i].flow_value = (long long)values[i] + parts[i]->flow_offset;
+            res[i].stats = stats;
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        cudaEventDestroy(ev[i]);
+    free(maps);
+    free(ranges);
+    free(values);
+    return MF_OK;
+fail:
+    for (int i = 0; i < 3; i++)
+        if (ev[i])
+            cudaEventDestroy(ev[i]);
+    free(maps);
+    free(ranges);
+    free(values);
+    for (int i = 0; i < k; i++)
+        mf_result_free(&res[i]);
     return rc;
 }
