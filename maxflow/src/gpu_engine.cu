@@ -566,12 +566,11 @@ __global__ void __launch_bounds__(256) cut_side(dev_state d, int32_t hmax)
 
 /* mf_gpu_solve_many: where one part's vertices and arcs sit in the union.
  * The part's source and sink are its last two vertices; its arcs come as
- * inner ones [0, os), the source's [os, ot), the sink's [ot, m); its in-list
- * likewise ([0, is), [is, it), [it, m)). */
+ * inner ones [0, os), the source's [os, ot), the sink's [ot, m). */
 struct part_map {
     int32_t inner, vbase, S, T;
     int32_t os, ot, m, abase, sbase, tbase;
-    int32_t is, it, ibase, isbase, itbase;
+    int32_t ibase;
 };
 
 __device__ __forceinline__ int32_t map_vertex(const part_map &p, int32_t v)
@@ -584,12 +583,8 @@ __device__ __forceinline__ int32_t map_arc(const part_map &p, int32_t a)
     return a < p.os ? a + p.abase : a < p.ot ? a - p.os + p.sbase : a - p.ot + p.tbase;
 }
 
-__device__ __forceinline__ int32_t map_in(const part_map &p, int32_t i)
-{
-    return i < p.is ? i + p.ibase : i < p.it ? i - p.is + p.isbase : i - p.it + p.itbase;
-}
-
-/* Renumbers one part's arrays, already copied to their union places. */
+/* Renumbers one part's offsets and heads, already copied to their union
+ * places. */
 __global__ void __launch_bounds__(256) union_fix(dev_state d, part_map p)
 {
     const int32_t count = p.m > p.inner ? p.m : p.inner;
@@ -599,25 +594,55 @@ __global__ void __launch_bounds__(256) union_fix(dev_state d, part_map p)
             d.in_start[p.vbase + k] += p.ibase;
         }
         if (k < p.m) {
-            const int32_t a = map_arc(p, k), i = map_in(p, k);
+            const int32_t a = map_arc(p, k);
             d.arc_head[a] = map_vertex(p, d.arc_head[a]);
-            d.in_tail[i] = map_vertex(p, d.in_tail[i]);
-            d.in_arc[i] = map_arc(p, d.in_arc[i]);
         }
     }
 }
 
-/* Each part's net flow into the sink: block b sums part b's ranges of the
- * sink's out-arcs (ranges[4b], [4b+1]) and in-list ([4b+2], [4b+3]). */
-__global__ void __launch_bounds__(256)
-    part_values(dev_state d, const int32_t *__restrict__ ranges, unsigned long long *__restrict__ values)
+/* The union's in-lists from its out-arcs and in_start, instead of
+ * uploading them (two of the five arrays of an arc): a thread per inner
+ * vertex, one per terminal arc (a terminal has millions). d.stamp, zeroed,
+ * counts each vertex's filled entries; the order within a list is the
+ * atomics' (the cut is canonical whatever the order). */
+__global__ void __launch_bounds__(256) union_in_lists(dev_state d, int32_t inner, int32_t S, int32_t T)
 {
-    const int32_t *r = ranges + 4 * blockIdx.x;
+    const int32_t a0 = d.out_start[S], tstart = d.out_start[T];
+    const int32_t count = inner + (d.m - a0);
+    for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
+        int32_t lo, hi, u;
+        if (k < inner) {
+            u = k;
+            lo = d.out_start[u];
+            hi = d.out_start[u + 1];
+        } else {
+            lo = a0 + (k - inner);
+            hi = lo + 1;
+            u = lo < tstart ? S : T;
+        }
+        for (int32_t a = lo; a < hi; a++) {
+            const int32_t h = d.arc_head[a];
+            const int32_t i = d.in_start[h] + atomicAdd(&d.stamp[h], 1);
+            d.in_arc[i] = a;
+            d.in_tail[i] = u;
+        }
+    }
+}
+
+/* Each part's net flow into the sink: block b scans part b's inner and
+ * source arcs for those into the sink (ranges[6b] .. [6b+3]) and subtracts
+ * the sink's own arcs ([6b+4], [6b+5]). */
+__global__ void __launch_bounds__(256)
+    part_values(dev_state d, int32_t T, const int32_t *__restrict__ ranges, unsigned long long *__restrict__ values)
+{
+    const int32_t *r = ranges + 6 * blockIdx.x;
     long long local = 0;
-    for (int32_t a = r[0] + threadIdx.x; a < r[1]; a += blockDim.x)
+    for (int j = 0; j < 4; j += 2)
+        for (int32_t a = r[j] + threadIdx.x; a < r[j + 1]; a += blockDim.x)
+            if (d.arc_head[a] == T)
+                local += d.flow[a];
+    for (int32_t a = r[4] + threadIdx.x; a < r[5]; a += blockDim.x)
         local -= d.flow[a];
-    for (int32_t i = r[2] + threadIdx.x; i < r[3]; i += blockDim.x)
-        local += d.flow[d.in_arc[i]];
     if (local)
         atomicAdd(&values[blockIdx.x], (unsigned long long)local);
 }
@@ -1457,11 +1482,11 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         if (rc)
             return rc;
         if (!s->part_ranges) {
-            CUDA_TRY(cudaMalloc(&s->part_ranges, MF_GPU_MANY_MAX * 4 * sizeof(int32_t)));
+            CUDA_TRY(cudaMalloc(&s->part_ranges, MF_GPU_MANY_MAX * 6 * sizeof(int32_t)));
             CUDA_TRY(cudaMalloc(&s->part_values, MF_GPU_MANY_MAX * sizeof(unsigned long long)));
         }
         maps = (part_map *)calloc((size_t)k, sizeof *maps);
-        ranges = (int32_t *)malloc((size_t)k * 4 * sizeof(int32_t));
+        ranges = (int32_t *)malloc((size_t)k * 6 * sizeof(int32_t));
         values = (unsigned long long *)calloc((size_t)k, sizeof *values);
         if (!maps || !ranges || !values) {
             rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
@@ -1477,7 +1502,7 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         /* the union: the parts' inner vertices in turn, then one source and
          * one sink; arcs by tail, so the inner arcs of every part, then the
          * sources' arcs, then the sinks' */
-        int32_t vb = 0, ab = 0, ib = 0, sb = 0, tb = 0, isb = 0, itb = 0;
+        int32_t vb = 0, ab = 0, ib = 0, sb = 0, tb = 0, sin = 0; /* sin: in-entries of the sources */
         for (int i = 0; i < k; i++) {
             const mf_graph *g = parts[i];
             const int32_t P = g->num_vertices - 2;
@@ -1489,33 +1514,29 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
             p.m = g->num_arcs;
             p.os = g->out_start[P];
             p.ot = g->out_start[P + 1];
-            p.is = g->in_start[P];
-            p.it = g->in_start[P + 1];
             p.abase = ab;
             p.ibase = ib;
             vb += P;
             ab += p.os;
-            ib += p.is;
+            ib += g->in_start[P];
+            sin += g->in_start[P + 1] - g->in_start[P];
         }
         sb = ab;
-        isb = ib;
         for (int i = 0; i < k; i++) {
             maps[i].sbase = sb;
-            maps[i].isbase = isb;
             sb += maps[i].ot - maps[i].os;
-            isb += maps[i].it - maps[i].is;
         }
         tb = sb;
-        itb = isb;
         for (int i = 0; i < k; i++) {
             maps[i].tbase = tb;
-            maps[i].itbase = itb;
-            ranges[4 * i] = tb;
-            ranges[4 * i + 2] = itb;
+            int32_t *r = ranges + 6 * i;
+            r[0] = maps[i].abase;
+            r[1] = maps[i].abase + maps[i].os;
+            r[2] = maps[i].sbase;
+            r[3] = maps[i].sbase + maps[i].ot - maps[i].os;
+            r[4] = tb;
             tb += maps[i].m - maps[i].ot;
-            itb += maps[i].m - maps[i].it;
-            ranges[4 * i + 1] = tb;
-            ranges[4 * i + 3] = itb;
+            r[5] = tb;
         }
         dev_state &d = s->d;
         cudaStream_t st = s->stream;
@@ -1525,13 +1546,12 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
             const mf_graph *g = parts[i];
             const part_map &p = maps[i];
             const int32_t seg[3][3] = {{0, p.os, p.abase}, {p.os, p.ot, p.sbase}, {p.ot, p.m, p.tbase}};
-            const int32_t iseg[3][3] = {{0, p.is, p.ibase}, {p.is, p.it, p.isbase}, {p.it, p.m, p.itbase}};
             CUDA_TRY(cudaMemcpyAsync(d.out_start + p.vbase, g->out_start, (size_t)p.inner * 4,
                                      cudaMemcpyHostToDevice, st));
             CUDA_TRY(cudaMemcpyAsync(d.in_start + p.vbase, g->in_start, (size_t)p.inner * 4,
                                      cudaMemcpyHostToDevice, st));
             for (int j = 0; j < 3; j++) {
-                const size_t bytes = (size_t)(seg[j][1] - seg[j][0]) * 4, ibytes = (size_t)(iseg[j][1] - iseg[j][0]) * 4;
+                const size_t bytes = (size_t)(seg[j][1] - seg[j][0]) * 4;
                 if (bytes) {
                     CUDA_TRY(cudaMemcpyAsync(d.arc_head + seg[j][2], g->arc_head + seg[j][0], bytes,
                                              cudaMemcpyHostToDevice, st));
@@ -1540,26 +1560,23 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
                     CUDA_TRY(cudaMemcpyAsync(d.arc_rcap + seg[j][2], g->arc_rcap + seg[j][0], bytes,
                                              cudaMemcpyHostToDevice, st));
                 }
-                if (ibytes) {
-                    CUDA_TRY(cudaMemcpyAsync(d.in_arc + iseg[j][2], g->in_arc + iseg[j][0], ibytes,
-                                             cudaMemcpyHostToDevice, st));
-                    CUDA_TRY(cudaMemcpyAsync(d.in_tail + iseg[j][2], g->in_tail + iseg[j][0], ibytes,
-                                             cudaMemcpyHostToDevice, st));
-                }
             }
             const int32_t count = p.m > p.inner ? p.m : p.inner;
             const int blocks = count / 256 + 1 < s->sm_count * 8 ? count / 256 + 1 : s->sm_count * 8;
             union_fix<<<blocks, 256, 0, st>>>(d, p);
         }
+        /* the sources' in-entries follow every inner vertex's, the sinks' theirs */
         terminal_starts[0] = maps[0].sbase;
         terminal_starts[1] = maps[0].tbase;
         terminal_starts[2] = m;
-        terminal_starts[3] = maps[0].isbase;
-        terminal_starts[4] = maps[0].itbase;
+        terminal_starts[3] = ib;
+        terminal_starts[4] = ib + sin;
         terminal_starts[5] = m;
         CUDA_TRY(cudaMemcpyAsync(d.out_start + S, terminal_starts, 3 * 4, cudaMemcpyHostToDevice, st));
         CUDA_TRY(cudaMemcpyAsync(d.in_start + S, terminal_starts + 3, 3 * 4, cudaMemcpyHostToDevice, st));
-        CUDA_TRY(cudaMemcpyAsync(s->part_ranges, ranges, (size_t)k * 4 * sizeof(int32_t), cudaMemcpyHostToDevice, st));
+        CUDA_TRY(cudaMemsetAsync(d.stamp, 0, ((size_t)n + 1) * 4, st));
+        union_in_lists<<<s->sm_count * 8, 256, 0, st>>>(d, (int32_t)inner, S, T);
+        CUDA_TRY(cudaMemcpyAsync(s->part_ranges, ranges, (size_t)k * 6 * sizeof(int32_t), cudaMemcpyHostToDevice, st));
         CUDA_TRY(cudaMemsetAsync(s->part_values, 0, (size_t)k * sizeof(unsigned long long), st));
         CUDA_TRY(cudaMemsetAsync(d.flow, 0, ((size_t)m + 1) * 4, st));
         CUDA_TRY(cudaMemsetAsync(d.excess, 0, ((size_t)n + 1) * 8, st));
@@ -1572,8 +1589,10 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         int32_t sdeg = 0, tdeg = 0;
         for (int i = 0; i < k; i++) {
             add_facts(parts[i], &facts);
-            sdeg += maps[i].ot - maps[i].os + maps[i].it - maps[i].is;
-            tdeg += maps[i].m - maps[i].ot + maps[i].m - maps[i].it;
+            const mf_graph *g = parts[i];
+            const int32_t P = maps[i].inner;
+            sdeg += g->out_start[P + 1] - g->out_start[P] + g->in_start[P + 1] - g->in_start[P];
+            tdeg += g->out_start[P + 2] - g->out_start[P + 1] + g->in_start[P + 2] - g->in_start[P + 1];
         }
         facts.max_deg = sdeg > facts.max_deg ? sdeg : facts.max_deg;
         facts.max_deg = tdeg > facts.max_deg ? tdeg : facts.max_deg;
@@ -1588,7 +1607,7 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         rc = run_phase1(s, cfg, interval, S, T, 0, ev[0], &stats, &round, err);
         if (rc)
             goto fail;
-        part_values<<<k, 256, 0, st>>>(d, s->part_ranges, s->part_values);
+        part_values<<<k, 256, 0, st>>>(d, T, s->part_ranges, s->part_values);
         CUDA_TRY(cudaEventRecord(ev[1], st));
         CUDA_TRY(cudaMemcpyAsync(values, s->part_values, (size_t)k * sizeof *values, cudaMemcpyDeviceToHost, st));
         for (int i = 0; i < k; i++) {

@@ -103,8 +103,23 @@ int main(int argc, char **argv)
         t[r] = bench_now() - t0;
     }
     const double base = bench_median(t, repeats) / count;
-    printf("%-8s %10s %10s %8s\n", "group", "ms/network", "networks/s", "speed-up");
-    printf("%-8d %10.2f %10.1f %8.2f\n", 1, 1e3 * base, 1.0 / base, 1.0);
+    /* where a launch's time goes, per network: upload, solve (of which
+     * global relabels), BFS levels, push rounds (sums over the last repeat) */
+    double sum_up = 0, sum_solve = 0, sum_bfs = 0;
+    int64_t sum_levels = 0, sum_rounds = 0, sum_relabels = 0;
+    for (int i = 0; i < count; i++) {
+        sum_up += alone[i].stats.upload_seconds;
+        sum_solve += alone[i].stats.solve_seconds;
+        sum_bfs += alone[i].stats.relabel_seconds;
+        sum_levels += alone[i].stats.bfs_levels;
+        sum_rounds += alone[i].stats.rounds;
+        sum_relabels += alone[i].stats.global_relabels;
+    }
+    printf("%-6s %10s %10s %8s | per network, ms: %6s %6s %6s | per launch: %5s %6s %6s\n", "group", "ms/network",
+           "networks/s", "speed-up", "upload", "solve", "BFS", "BFSs", "levels", "rounds");
+    printf("%-6d %10.2f %10.1f %8.2f |                   %6.2f %6.2f %6.2f |             %5.1f %6.0f %6.0f\n", 1,
+           1e3 * base, 1.0 / base, 1.0, 1e3 * sum_up / count, 1e3 * sum_solve / count, 1e3 * sum_bfs / count,
+           (double)sum_relabels / count, (double)sum_levels / count, (double)sum_rounds / count);
     int bad = 0;
     for (int j = 0; j < ngroups; j++) {
         const int k = groups[j];
@@ -120,6 +135,16 @@ int main(int argc, char **argv)
                 }
             }
             t[r] = bench_now() - t0;
+            sum_up = sum_solve = sum_bfs = 0;
+            sum_levels = sum_rounds = sum_relabels = 0;
+            for (int i = 0; i < count; i += k) { /* each network of a launch holds its stats */
+                sum_up += many[i].stats.upload_seconds;
+                sum_solve += many[i].stats.solve_seconds;
+                sum_bfs += many[i].stats.relabel_seconds;
+                sum_levels += many[i].stats.bfs_levels;
+                sum_rounds += many[i].stats.rounds;
+                sum_relabels += many[i].stats.global_relabels;
+            }
             for (int i = 0; i < count; i++) {
                 if (many[i].flow_value != alone[i].flow_value ||
                     memcmp(many[i].source_side, alone[i].source_side, (size_t)g[i].num_vertices)) {
@@ -130,7 +155,11 @@ int main(int argc, char **argv)
             }
         }
         const double per = bench_median(t, repeats) / count;
-        printf("%-8d %10.2f %10.1f %8.2f\n", k, 1e3 * per, 1.0 / per, base / per);
+        const int launches = (count + k - 1) / k;
+        printf("%-6d %10.2f %10.1f %8.2f |                   %6.2f %6.2f %6.2f |             %5.1f %6.0f %6.0f\n", k,
+               1e3 * per, 1.0 / per, base / per, 1e3 * sum_up / count, 1e3 * sum_solve / count,
+               1e3 * sum_bfs / count, (double)sum_relabels / launches, (double)sum_levels / launches,
+               (double)sum_rounds / launches);
     }
     printf(bad ? "MISMATCH\n" : "all union results equal the solves alone\n");
     for (int i = 0; i < count; i++) {
