@@ -6,7 +6,8 @@
 # per-stage totals show what limits throughput. Needs python3 with
 # OpenCV; skipped when seg-dev is absent.
 #   tests/bench/batch_bench.sh FLOWCUT [N12 (default 50)] [engines (default "cpu gpu"; also gpu1:
-#   the first GPU only; auto: the default engine)]
+#   the first GPU only; gpu-single: every GPU, one photo a launch (--per-launch 1); auto: the
+#   default engine)]
 set -uo pipefail
 F=$(realpath "${1:?usage: batch_bench.sh FLOWCUT [N12] [ENGINES]}")
 N12=${2:-50}
@@ -48,6 +49,7 @@ run() { # NAME ENGINE IN SEEDS; ENGINE: cpu, gpu (every GPU), gpu1 (the first on
     local out="$T/out-$1-$2" args="--engine cpu"
     [ "$2" = gpu ] && args="--engine gpu --gpus all"
     [ "$2" = gpu1 ] && args="--engine gpu --gpus 0"
+    [ "$2" = gpu-single ] && args="--engine gpu --gpus all --per-launch 1"
     [ "$2" = auto ] && args="--engine auto --gpus all"
     "$F" batch "$3" -o "$out" --seeds-dir "$4" $args --time --no-progress 2>"$T/log" >/dev/null
     local summary=$(grep -E 'ok, [0-9]+ failed' "$T/log")

@@ -7,6 +7,7 @@
 #                                        python (module overhead, 256^3 volume on CPU and GPU)
 #                                        latency (one segment call per engine, fresh processes)
 #                                        skewed (R-MAT and matching: GPU against the CPU algorithms)
+#                                        many (small photos, many to a launch: bench_many)
 #                                        (default: build test sanitize bench)
 # Needs cmocka where the machine has none: unpack Debian's libcmocka .debs
 # into .deps/root (see README, "GPU checks") and carry .deps.
@@ -77,6 +78,14 @@ if has sanitize; then
         rc=$?
         note "compute-sanitizer $tool --updates: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-updates.log" | head -1)"
     done
+    # three networks in one launch (mf_gpu_solve_many), each checked against its solve alone
+    "$F" generate grid --width 30 --height 20 -o /tmp/san-grid4.max -f
+    for tool in memcheck racecheck; do
+        timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 "$BUILD/tests/bench/bench_many" --groups 3 \
+            --repeats 1 /tmp/san-grid.max /tmp/san-grid4.max /tmp/san-rmf.max >"$OUT/san-$tool-many.log" 2>&1
+        rc=$?
+        note "compute-sanitizer $tool union launch: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-many.log" | head -1) $(grep -E 'equal|MISMATCH' "$OUT/san-$tool-many.log")"
+    done
 fi
 
 if has bench; then
@@ -136,6 +145,12 @@ if has segbench; then
     timeout 400 tests/bench/seg_scale.sh "$BUILD/segment/flowcut" >"$OUT/seg_scale.txt" 2>&1
     note "seg_scale: rc=$?"
     cat "$OUT/seg_scale.txt" >>"$SUMMARY"
+fi
+
+if has many; then
+    timeout 400 tests/bench/many_bench.sh "$BUILD/segment/flowcut" "$BUILD/tests/bench/bench_many" >"$OUT/many_bench.txt" 2>&1
+    note "many_bench: rc=$?"
+    cat "$OUT/many_bench.txt" >>"$SUMMARY"
 fi
 
 if has batchbench; then

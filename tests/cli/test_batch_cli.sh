@@ -124,6 +124,9 @@ expect_exit 2 "bad gpus" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SE
 expect_exit 2 "--per-gpu 0" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --per-gpu 0
 expect_stderr "per-gpu needs 1..16" "--per-gpu range named"
 expect_exit 2 "--per-gpu 17" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --per-gpu 17
+expect_exit 2 "--per-launch 0" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --per-launch 0
+expect_stderr "per-launch needs 1..32" "--per-launch range named"
+expect_exit 2 "--per-launch 33" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --per-launch 33
 expect_exit 1 "missing folder" -- "$FLOWCUT" batch "$TMPD/nowhere" -o "$TMPD/x" --seeds-dir "$SEEDS"
 expect_stderr 'nowhere: not a folder' "names the folder"
 if ! "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
@@ -155,6 +158,10 @@ if "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
         --engine auto --per-gpu 3 --jobs 4 --time
     expect_stderr "GPUs x 3 streams solving" "reports the streams"
     for i in 1 2 3 4 5 6 7 8; do expect_same "$TMPD/a.png" "$TMPD/gpuout/p$i.png" "GPU batch mask $i"; done
+    # several photos in one launch (their networks' union), one stream: the same masks
+    expect_exit 0 "gpu launches of 4" -- "$FLOWCUT" batch "$TMPD/big" -o "$TMPD/gpuout4" --seeds-dir "$TMPD/bigseeds" \
+        --engine gpu --per-gpu 1 --per-launch 4 --jobs 8
+    for i in 1 2 3 4 5 6 7 8; do expect_same "$TMPD/a.png" "$TMPD/gpuout4/p$i.png" "GPU union mask $i"; done
 else
     echo "skipped: no CUDA device (batch on GPU streams)"
 fi
