@@ -34,6 +34,37 @@ static void terminals_last(mf_arclist *list)
     list->sink = n - 1;
 }
 
+/* Where launches' time went: sums over every step-th result (each network
+ * of a launch holds that launch's stats). */
+typedef struct launch_sums {
+    double upload, solve, bfs;
+    int64_t levels, rounds, relabels;
+} launch_sums;
+
+static launch_sums sum_launches(const mf_result *r, int count, int step)
+{
+    launch_sums t = {0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < count; i += step) {
+        t.upload += r[i].stats.upload_seconds;
+        t.solve += r[i].stats.solve_seconds;
+        t.bfs += r[i].stats.relabel_seconds;
+        t.levels += r[i].stats.bfs_levels;
+        t.rounds += r[i].stats.rounds;
+        t.relabels += r[i].stats.global_relabels;
+    }
+    return t;
+}
+
+/* One row: per network the wall time, upload, solve and BFS time; per
+ * launch the global relabels, levels and rounds. */
+static void print_row(int k, int count, double per, double base, launch_sums t)
+{
+    const int launches = (count + k - 1) / k;
+    printf("%-6d %10.2f %10.1f %8.2f |                   %6.2f %6.2f %6.2f |             %5.1f %6.0f %6.0f\n", k,
+           1e3 * per, 1.0 / per, base / per, 1e3 * t.upload / count, 1e3 * t.solve / count, 1e3 * t.bfs / count,
+           (double)t.relabels / launches, (double)t.levels / launches, (double)t.rounds / launches);
+}
+
 int main(int argc, char **argv)
 {
     int groups[16] = {2, 4, 8, 16}, ngroups = 4, repeats = 3, first = 1;
@@ -103,24 +134,11 @@ int main(int argc, char **argv)
         t[r] = bench_now() - t0;
     }
     const double base = bench_median(t, repeats) / count;
-    /* where a launch's time goes, per network: upload, solve (of which
-     * global relabels), BFS levels, push rounds (sums over the last repeat) */
-    double sum_up = 0, sum_solve = 0, sum_bfs = 0;
-    int64_t sum_levels = 0, sum_rounds = 0, sum_relabels = 0;
-    for (int i = 0; i < count; i++) {
-        sum_up += alone[i].stats.upload_seconds;
-        sum_solve += alone[i].stats.solve_seconds;
-        sum_bfs += alone[i].stats.relabel_seconds;
-        sum_levels += alone[i].stats.bfs_levels;
-        sum_rounds += alone[i].stats.rounds;
-        sum_relabels += alone[i].stats.global_relabels;
-    }
     printf("%-6s %10s %10s %8s | per network, ms: %6s %6s %6s | per launch: %5s %6s %6s\n", "group", "ms/network",
            "networks/s", "speed-up", "upload", "solve", "BFS", "BFSs", "levels", "rounds");
-    printf("%-6d %10.2f %10.1f %8.2f |                   %6.2f %6.2f %6.2f |             %5.1f %6.0f %6.0f\n", 1,
-           1e3 * base, 1.0 / base, 1.0, 1e3 * sum_up / count, 1e3 * sum_solve / count, 1e3 * sum_bfs / count,
-           (double)sum_relabels / count, (double)sum_levels / count, (double)sum_rounds / count);
+    print_row(1, count, base, base, sum_launches(alone, count, 1));
     int bad = 0;
+    launch_sums sums = {0, 0, 0, 0, 0, 0};
     for (int j = 0; j < ngroups; j++) {
         const int k = groups[j];
         if (k < 1 || k > MF_GPU_MANY_MAX)
@@ -135,16 +153,7 @@ int main(int argc, char **argv)
                 }
             }
             t[r] = bench_now() - t0;
-            sum_up = sum_solve = sum_bfs = 0;
-            sum_levels = sum_rounds = sum_relabels = 0;
-            for (int i = 0; i < count; i += k) { /* each network of a launch holds its stats */
-                sum_up += many[i].stats.upload_seconds;
-                sum_solve += many[i].stats.solve_seconds;
-                sum_bfs += many[i].stats.relabel_seconds;
-                sum_levels += many[i].stats.bfs_levels;
-                sum_rounds += many[i].stats.rounds;
-                sum_relabels += many[i].stats.global_relabels;
-            }
+            sums = sum_launches(many, count, k);
             for (int i = 0; i < count; i++) {
                 if (many[i].flow_value != alone[i].flow_value ||
                     memcmp(many[i].source_side, alone[i].source_side, (size_t)g[i].num_vertices)) {
@@ -154,12 +163,7 @@ int main(int argc, char **argv)
                 mf_result_free(&many[i]);
             }
         }
-        const double per = bench_median(t, repeats) / count;
-        const int launches = (count + k - 1) / k;
-        printf("%-6d %10.2f %10.1f %8.2f |                   %6.2f %6.2f %6.2f |             %5.1f %6.0f %6.0f\n", k,
-               1e3 * per, 1.0 / per, base / per, 1e3 * sum_up / count, 1e3 * sum_solve / count,
-               1e3 * sum_bfs / count, (double)sum_relabels / launches, (double)sum_levels / launches,
-               (double)sum_rounds / launches);
+        print_row(k, count, bench_median(t, repeats) / count, base, sums);
     }
     printf(bad ? "MISMATCH\n" : "all union results equal the solves alone\n");
     for (int i = 0; i < count; i++) {
