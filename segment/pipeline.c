@@ -197,6 +197,13 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
     mf_error err = {0};
     double t0 = now();
     mf_result_free(&j->res);
+    if (!o->graph.in_lists && mf_graph_finish(&j->graph, &err) != MF_OK) { /* built for a union launch */
+        char msg[512];
+        mf_error_format(&err, msg, sizeof msg);
+        snprintf(j->r.error, sizeof j->r.error, "%s: solve: %s", j->image_path, msg);
+        j->r.code = SEG_ERR_SOLVE;
+        return -1;
+    }
     mf_options so = o->solve;
     /* with the geodesic prior the data terms decide most pixels and BK's
      * search trees stay short: it beat push-relabel at every size measured
@@ -227,7 +234,7 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
 
 void seg_jobs_solve_gpu(seg_job **jobs, int k, const seg_options *o, mf_gpu_solver *solver, int *failed)
 {
-    if (k == 1 || o->solve.engine == MF_ENGINE_CPU || k > MF_GPU_MANY_MAX)
+    if (o->solve.engine == MF_ENGINE_CPU || k > MF_GPU_MANY_MAX)
         goto one_by_one;
     {
         const mf_graph *parts[MF_GPU_MANY_MAX];

@@ -59,7 +59,8 @@ int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, con
 int seg_job_begin(seg_job *j, const char *name, img_image *photo, uint8_t *labels, const seg_options *o);
 int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver);
 /* Solves k jobs' networks in one GPU launch (mf_gpu_solve_many); each
- * alone when that fails. failed[i]: 1 when job i failed (its r.error). */
+ * alone when that fails (seg_job_solve completes networks built without
+ * in-lists, o->graph.in_lists 0, first). failed[i]: 1 when job i failed (its r.error). */
 void seg_jobs_solve_gpu(seg_job **jobs, int k, const seg_options *o, mf_gpu_solver *solver, int *failed);
 int seg_job_next(seg_job *j, const seg_options *o);
 void seg_job_free(seg_job *j);

@@ -196,6 +196,22 @@ static void test_parallel_build_is_exact(void **state)
         assert_true(same_arrays(g1.in_start, ref.in_start, n1));
         assert_true(same_arrays(g1.in_arc, ref.in_arc, m1));
         assert_true(same_arrays(g1.in_tail, ref.in_tail, m1));
+        /* without in-lists (for a union launch): the same in_start, on 1 and
+         * 3 threads, and mf_graph_finish completes the rest to the bit */
+        for (int threads = 1; threads <= 3; threads += 2) {
+            mf_graph part;
+            p.threads = threads;
+            p.in_lists = 0;
+            assert_int_equal(gb_build(rgb, w, h, seeds, m, &p, &part, NULL), GB_OK);
+            p.in_lists = 1;
+            assert_true(same_arrays(g1.out_start, part.out_start, n1));
+            assert_true(same_arrays(g1.arc_head, part.arc_head, m1));
+            assert_true(same_arrays(g1.in_start, part.in_start, n1));
+            assert_int_equal(mf_graph_finish(&part, NULL), MF_OK);
+            assert_true(same_arrays(g1.in_arc, part.in_arc, m1));
+            assert_true(same_arrays(g1.in_tail, part.in_tail, m1));
+            mf_graph_free(&part);
+        }
         mf_graph_free(&g1);
         mf_graph_free(&g3);
         mf_graph_free(&ref);

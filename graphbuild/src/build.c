@@ -317,6 +317,23 @@ static void pass_in_arcs(build *b, band *bd)
         }
 }
 
+/* in_start alone, as pass_in_arcs sets it: a pixel's backward neighbours
+ * and its source arc. */
+static void pass_in_starts(build *b, band *bd)
+{
+    mf_graph *g = b->g;
+    int32_t i = (int32_t)bd->in_base;
+    for (int32_t y = bd->y0; y < bd->y1; y++)
+        for (int32_t x = 0; x < b->width; x++) {
+            int64_t qi = (int64_t)y * b->width + x;
+            int inside = all_backward(b, x, y);
+            g->in_start[qi] = i;
+            for (int d = 0; d < b->nd; d++)
+                i += inside || has_backward(b, x, y, d);
+            i += has_source_arc(b, qi);
+        }
+}
+
 /* The sink's in-arcs: every sink arc, by tail. */
 static void pass_sink_in(build *b, band *bd)
 {
@@ -542,6 +559,10 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     g->in_start[src] = (int32_t)in_pixels;
     g->in_start[snk] = (int32_t)in_pixels;
     g->in_start[snk + 1] = (int32_t)m;
+    if (!p->in_lists) {
+        run_pass(b, pass_in_starts, threads);
+        goto done;
+    }
     run_pass(b, pass_in_arcs, threads);
     int64_t sink_base = 0;
     for (int k = 0; k < b->nbands; k++) {

@@ -43,6 +43,7 @@ void gb_params_default(gb_params *p)
     p->geodesic = 14.0;
     p->border = 0.2;
     p->star = 0;
+    p->in_lists = 1;
 }
 
 /* Samples of one region, subsampled evenly past MAX_SAMPLES. */

@@ -1468,8 +1468,6 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
     }
     if (inner + 2 > INT32_MAX - 1 || arcs > (INT32_MAX >> 1))
         return mf_fail(err, MF_ERR_TOO_LARGE, NULL, 0, "mf_gpu_solve_many: the networks are too large together");
-    if (k == 1)
-        return mf_gpu_solve(s, parts[0], &o, &res[0], err);
     {
         const double t0 = mf_now();
         const int32_t n = (int32_t)inner + 2, m = (int32_t)arcs, S = n - 2, T = n - 1;

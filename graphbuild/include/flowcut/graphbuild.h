@@ -82,6 +82,11 @@ typedef struct gb_params {
                            * foreground seeds (a foreground pixel's parent
                            * on its shortest path is foreground: capacity
                            * GB_STAR_CAP on that arc); 0: off (default) */
+    int in_lists;         /* 1 (default): the whole reverse CSR; 0: in_start
+                           * only, in_arc and in_tail left unset, for a
+                           * solver that derives them itself (a union launch,
+                           * mf_gpu_solve_many); mf_graph_finish() completes
+                           * the graph for any other use */
 } gb_params;
 
 void gb_params_default(gb_params *p);

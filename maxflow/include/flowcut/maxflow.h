@@ -266,7 +266,9 @@ int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt,
  * its own maximum flow and canonical cut, but one BFS level or push round
  * serves them all: a 0.4 Mpx photo alone leaves most of a large GPU idle
  * between its level barriers. Each network must have its source and sink
- * as its last two vertices (as mf_graph_from_pairs builds them). Cut only:
+ * as its last two vertices (as mf_graph_from_pairs builds them); only
+ * in_start of the reverse CSR is read (the in-lists are built on the
+ * device, so builders may leave in_arc and in_tail unset). Cut only:
  * res[i] gets network i's value and source side, no flows; the stats are
  * the union's. */
 #define MF_GPU_MANY_MAX 64
