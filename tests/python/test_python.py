@@ -250,6 +250,36 @@ class TestGraph(unittest.TestCase):
                     self.assertEqual([g.get_segment(i) for i in range(n)],
                                      [int(i in reach) for i in range(n)])
 
+    @staticmethod
+    def grid_graph(seed, h, w):
+        rng = np.random.default_rng(seed)
+        g = flowcut.Graph()
+        ids = g.add_grid_nodes((h, w))
+        g.add_grid_edges(ids, rng.integers(0, 30, (h, w)), flowcut.neighbourhood(2, 8))
+        g.add_grid_tedges(ids, rng.integers(0, 60, (h, w)), rng.integers(0, 60, (h, w)))
+        return g, ids
+
+    def test_maxflow_many(self):
+        shapes = [(40, 30), (1, 1), (7, 90), (64, 64), (2, 3), (120, 80)]
+        engines = ["auto", "cpu"] + (["gpu"] if flowcut.gpu_available() else [])
+        for engine in engines:
+            with self.subTest(engine=engine):
+                many = [self.grid_graph(i, *shape) for i, shape in enumerate(shapes)]
+                flows = flowcut.maxflow_many([g for g, _ in many], engine=engine)
+                for i, shape in enumerate(shapes):
+                    alone, ids = self.grid_graph(i, *shape)
+                    self.assertEqual(flows[i], alone.maxflow(engine="cpu"))
+                    self.assertEqual(many[i][0].flow, flows[i])
+                    self.assertTrue(np.array_equal(many[i][0].get_grid_segments(many[i][1]),
+                                                   alone.get_grid_segments(ids)))
+                if engine == "gpu":
+                    self.assertEqual({g.stats["engine"] for g, _ in many}, {"gpu"})
+        self.assertEqual(flowcut.maxflow_many([]), [])
+        with self.assertRaises(TypeError):
+            flowcut.maxflow_many([flowcut.Graph(), 3])
+        with self.assertRaises(ValueError):
+            flowcut.maxflow_many([flowcut.Graph()], engine="fastest")
+
     def test_large_capacities_and_scale(self):
         g = flowcut.Graph()
         g.add_nodes(3)

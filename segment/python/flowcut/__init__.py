@@ -7,6 +7,7 @@
     g.add_grid_edges(ids, 50, flowcut.neighbourhood(3, 26))
     g.add_grid_tedges(ids, fg_cost, bg_cost)
     g.maxflow(); seg = g.get_grid_segments(ids)
+    flowcut.maxflow_many(graphs)                    # many graphs, one GPU launch for up to 64
     p = flowcut.read_dimacs("net.max"); p.maxflow().value
     s = flowcut.Session(rgb, seeds); s.cut(); s.paint("foreground", 10, 10, 40, 12); s.cut()
 
@@ -15,7 +16,7 @@ import ctypes as _ctypes
 
 from . import _lib
 from ._lib import FlowcutError
-from .graph import Graph, neighbourhood, neighborhood
+from .graph import Graph, maxflow_many, neighbourhood, neighborhood
 from .problem import Dynamic, Problem, Result, read_dimacs
 from .segmentation import segment, segment_files, segment_scribbles, segment_trimap
 from .session import Session
@@ -31,6 +32,6 @@ def gpu_available():
     return n.value
 
 
-__all__ = ["FlowcutError", "Graph", "neighbourhood", "neighborhood", "Problem", "Dynamic", "Result",
+__all__ = ["FlowcutError", "Graph", "maxflow_many", "neighbourhood", "neighborhood", "Problem", "Dynamic", "Result",
            "read_dimacs", "segment", "segment_files", "segment_scribbles", "segment_trimap", "Session",
            "gpu_available"]

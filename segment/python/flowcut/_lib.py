@@ -116,6 +116,11 @@ mf_verify = _fn("mf_verify", ctypes.c_int, P(MfGraph), P(MfResult), ctypes.c_int
 mf_result_free = _fn("mf_result_free", None, P(MfResult))
 mf_gpu_available = _fn("mf_gpu_available", ctypes.c_int, P(ctypes.c_int))
 mf_gpu_compiled = _fn("mf_gpu_compiled", ctypes.c_int)
+mf_gpu_solver_create = _fn("mf_gpu_solver_create", ctypes.c_int, ctypes.c_int, P(vp), P(MfError))
+mf_gpu_solver_destroy = _fn("mf_gpu_solver_destroy", None, vp)
+mf_gpu_solve_many = _fn("mf_gpu_solve_many", ctypes.c_int, vp, P(P(MfGraph)), ctypes.c_int, P(MfOptions),
+                        P(MfResult), P(MfError))
+GPU_MANY_MAX = 64  # MF_GPU_MANY_MAX
 mf_dynamic_create = _fn("mf_dynamic_create", ctypes.c_int, P(MfGraph), P(MfOptions), P(vp), P(MfError))
 mf_dynamic_set_input_arc = _fn("mf_dynamic_set_input_arc", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32,
                                P(MfError))

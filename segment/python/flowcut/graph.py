@@ -199,11 +199,8 @@ class Graph:
             self.add_edges(nodeids[ps], nodeids[qs], along, against)
 
     # -- solving
-    def maxflow(self, engine="auto", cpu_algorithm="auto", device=0, threads=0):
-        """Solves; returns the maximum flow (divided by scale when the
-        graph has one). engine: auto (the GPU when usable), cpu or gpu;
-        threads: CPU threads (0: every core; the cut does not depend on it)."""
-        opt = _lib.solve_options(engine, cpu_algorithm, device, threads)
+    def _network(self):
+        """This graph as a C network (free it with _lib.mf_graph_free)."""
         if self._edges:
             cols = [np.concatenate([e[k] for e in self._edges]) for k in range(4)]
             self._edges = [tuple(cols)]
@@ -212,27 +209,40 @@ class Graph:
         tail, head, cap, rcap = (np.ascontiguousarray(c, dtype=np.int32) for c in cols)
         src = np.ascontiguousarray(self._src[:self._n])
         snk = np.ascontiguousarray(self._snk[:self._n])
-        g, err, res = _lib.MfGraph(), _lib.MfError(), _lib.MfResult()
+        g, err = _lib.MfGraph(), _lib.MfError()
         rc = _lib.mf_graph_from_pairs(self._n, len(tail), tail.ctypes.data, head.ctypes.data, cap.ctypes.data,
                                       rcap.ctypes.data, src.ctypes.data, snk.ctypes.data, ctypes.byref(g),
                                       ctypes.byref(err))
         _lib.mf_check(rc, err)
+        return g
+
+    def _take(self, res, g):
+        """Keeps a solve's value, cut and stats; returns the flow."""
+        side = np.ctypeslib.as_array(res.source_side, shape=(g.num_vertices,))
+        self._side = side[:self._n].astype(bool)
+        st = res.stats
+        self.stats = {"engine": "gpu" if st.engine_used == 2 else "cpu",
+                      "device": st.device_name.decode(), "solve_seconds": st.solve_seconds}
+        flow = int(res.flow_value)
+        self.flow = flow / self.scale if self.scale is not None else flow
+        return self.flow
+
+    def maxflow(self, engine="auto", cpu_algorithm="auto", device=0, threads=0):
+        """Solves; returns the maximum flow (divided by scale when the
+        graph has one). engine: auto (the GPU when usable), cpu or gpu;
+        threads: CPU threads (0: every core; the cut does not depend on it)."""
+        opt = _lib.solve_options(engine, cpu_algorithm, device, threads)
+        g = self._network()
         try:
+            err, res = _lib.MfError(), _lib.MfResult()
             rc = _lib.mf_solve(ctypes.byref(g), ctypes.byref(opt), ctypes.byref(res), ctypes.byref(err))
             _lib.mf_check(rc, err)
             try:
-                side = np.ctypeslib.as_array(res.source_side, shape=(g.num_vertices,))
-                self._side = side[:self._n].astype(bool)
-                st = res.stats
-                self.stats = {"engine": "gpu" if st.engine_used == 2 else "cpu",
-                              "device": st.device_name.decode(), "solve_seconds": st.solve_seconds}
-                flow = int(res.flow_value)
+                return self._take(res, g)
             finally:
                 _lib.mf_result_free(ctypes.byref(res))
         finally:
             _lib.mf_graph_free(ctypes.byref(g))
-        self.flow = flow / self.scale if self.scale is not None else flow
-        return self.flow
 
     def _need_cut(self):
         if self._side is None:
@@ -251,4 +261,71 @@ class Graph:
         return ~self._side[self._ids(nodeids, "nodeids")]
 
 
-__all__ = ["Graph", "neighbourhood", "neighborhood"]
+# a launch takes graphs until they reach this many nodes together (as `flowcut batch`)
+_LAUNCH_NODES = 4 << 20
+
+
+def _launches(graphs):
+    """Consecutive runs of graphs for one launch each: at most
+    GPU_MANY_MAX, _LAUNCH_NODES nodes together (one, however large, at least)."""
+    run, nodes = [], 0
+    for g in graphs:
+        if run and (len(run) == _lib.GPU_MANY_MAX or nodes + g._n > _LAUNCH_NODES):
+            yield run
+            run, nodes = [], 0
+        run.append(g)
+        nodes += g._n
+    if run:
+        yield run
+
+
+def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=0):
+    """Solves every graph; returns their flows, and each graph answers
+    get_segment / get_grid_segments as after its own maxflow(). On a GPU
+    (engine auto with one usable, or gpu) up to 64 graphs go to the device in
+    one launch, solved as one network, their disjoint union: one BFS level or
+    push round then serves them all, about twice the throughput of one graph
+    at a time for graphs of 0.2 M nodes on an H100. Otherwise, or with engine
+    cpu, each is solved in turn as maxflow() does."""
+    graphs = list(graphs)
+    for g in graphs:
+        if not isinstance(g, Graph):
+            raise TypeError(f"maxflow_many takes flowcut.Graph objects, not {type(g).__name__}")
+    opt = _lib.solve_options(engine, cpu_algorithm, device, threads)
+    usable = ctypes.c_int(0)
+    gpu = (engine != "cpu" and _lib.mf_gpu_compiled() and not _lib.mf_gpu_available(ctypes.byref(usable))
+           and usable.value > 0)
+    if not gpu:  # engine gpu without a device fails here as in maxflow()
+        return [g.maxflow(engine, cpu_algorithm, device, threads) for g in graphs]
+    solver, err = ctypes.c_void_p(), _lib.MfError()
+    _lib.mf_check(_lib.mf_gpu_solver_create(int(device), ctypes.byref(solver), ctypes.byref(err)), err)
+    try:
+        for run in _launches(graphs):
+            nets = []
+            try:
+                for g in run:
+                    nets.append(g._network())
+                k = len(run)
+                ptrs = (ctypes.POINTER(_lib.MfGraph) * k)(*[ctypes.pointer(n) for n in nets])
+                res = (_lib.MfResult * k)()
+                rc = _lib.mf_gpu_solve_many(solver, ptrs, k, ctypes.byref(opt), res, ctypes.byref(err))
+                if rc and engine == "auto":  # e.g. too large for the device together: each alone
+                    for g in run:
+                        g.maxflow(engine, cpu_algorithm, device, threads)
+                    continue
+                _lib.mf_check(rc, err)
+                try:
+                    for g, n, r in zip(run, nets, res):
+                        g._take(r, n)
+                finally:
+                    for r in res:
+                        _lib.mf_result_free(ctypes.byref(r))
+            finally:
+                for n in nets:
+                    _lib.mf_graph_free(ctypes.byref(n))
+    finally:
+        _lib.mf_gpu_solver_destroy(solver)
+    return [g.flow for g in graphs]
+
+
+__all__ = ["Graph", "maxflow_many", "neighbourhood", "neighborhood"]
