@@ -5,6 +5,7 @@
 #include "seg_internal.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -163,7 +164,8 @@ static int fit_and_build(seg_job *j, const seg_options *o)
     return 0;
 }
 
-int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o)
+/* A job's first step from files: the photo and seeds decoded. */
+static int job_load(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o)
 {
     memset(j, 0, sizeof *j);
     j->image_path = image_path;
@@ -172,6 +174,13 @@ int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, con
     if (seg_load(image_path, seed_path, o, &j->r, &j->labels))
         return -1;
     j->r.times.decode = now() - t0;
+    return 0;
+}
+
+int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o)
+{
+    if (job_load(j, image_path, seed_path, o))
+        return -1;
     return seg_job_begin(j, image_path, &j->r.photo, j->labels, o);
 }
 
@@ -197,13 +206,6 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
     mf_error err = {0};
     double t0 = now();
     mf_result_free(&j->res);
-    if (!o->graph.in_lists && mf_graph_finish(&j->graph, &err) != MF_OK) { /* built for a union launch */
-        char msg[512];
-        mf_error_format(&err, msg, sizeof msg);
-        snprintf(j->r.error, sizeof j->r.error, "%s: solve: %s", j->image_path, msg);
-        j->r.code = SEG_ERR_SOLVE;
-        return -1;
-    }
     mf_options so = o->solve;
     /* with the geodesic prior the data terms decide most pixels and BK's
      * search trees stay short: it beat push-relabel at every size measured
@@ -211,15 +213,21 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
      * where without the prior push-relabel wins above 6 Mpx (mf_cpu_auto) */
     if (so.cpu_algorithm == MF_CPU_AUTO && o->graph.geodesic > 0)
         so.cpu_algorithm = MF_CPU_BK;
-    int rc;
-    if (solver && so.engine != MF_ENGINE_CPU) {
-        rc = mf_gpu_solve(solver, &j->graph, &so, &j->res, &err);
-        if (rc == MF_ERR_DEVICE_MEMORY && so.engine == MF_ENGINE_AUTO) {
-            mf_result_free(&j->res);
-            rc = mf_solve_cpu(&j->graph, &so, &j->res, &err); /* too large for the device */
-        }
-    } else {
-        rc = mf_solve(&j->graph, &so, &j->res, &err);
+    /* a network built without in-lists (o->graph.in_lists 0, for the
+     * device) goes through the launch that builds them there; the CPU gets
+     * them from mf_graph_finish */
+    const int gpu = solver && so.engine != MF_ENGINE_CPU, lists = o->graph.in_lists;
+    int rc = MF_OK;
+    if (gpu) {
+        const mf_graph *one = &j->graph;
+        rc = lists ? mf_gpu_solve(solver, &j->graph, &so, &j->res, &err)
+                   : mf_gpu_solve_many(solver, &one, 1, &so, &j->res, &err);
+    }
+    if (!gpu || (rc == MF_ERR_DEVICE_MEMORY && so.engine == MF_ENGINE_AUTO)) { /* or too large for the device */
+        mf_result_free(&j->res);
+        rc = lists ? MF_OK : mf_graph_finish(&j->graph, &err);
+        if (rc == MF_OK)
+            rc = gpu ? mf_solve_cpu(&j->graph, &so, &j->res, &err) : mf_solve(&j->graph, &so, &j->res, &err);
     }
     if (rc) {
         char msg[512];
@@ -324,6 +332,7 @@ typedef struct gpu_start {
     int device;
     mf_gpu_solver *solver;
     mf_error err;
+    atomic_int done; /* set once solver (or its failure) is known */
 } gpu_start;
 
 static void *gpu_start_main(void *arg)
@@ -331,6 +340,7 @@ static void *gpu_start_main(void *arg)
     gpu_start *g = arg;
     if (mf_gpu_solver_create(g->device, &g->solver, &g->err) != MF_OK)
         g->solver = NULL;
+    atomic_store(&g->done, 1);
     return NULL;
 }
 
@@ -353,9 +363,21 @@ static int job_run_files(seg_job *j, const char *image_path, const char *seed_pa
         o = &small;
     }
     gpu_start gs = {.device = o->solve.device};
+    seg_options lean;
     if (!solver && o->solve.engine != MF_ENGINE_CPU && mf_gpu_compiled())
         gs.started = pthread_create(&gs.thread, NULL, gpu_start_main, &gs) == 0;
-    int rc = seg_job_start(j, image_path, seed_path, o);
+    int rc = job_load(j, image_path, seed_path, o);
+    /* bound for the device, which builds the in-lists itself (15-20% of a
+     * build; two of an arc's five arrays not uploaded), unless CUDA has
+     * already found none while the photo decoded; a late failure leaves
+     * them to the CPU solve (mf_graph_finish) */
+    if (o->solve.engine != MF_ENGINE_CPU && (solver || (gs.started && !(atomic_load(&gs.done) && !gs.solver)))) {
+        lean = *o;
+        lean.graph.in_lists = 0;
+        o = &lean;
+    }
+    if (rc == 0)
+        rc = seg_job_begin(j, image_path, &j->r.photo, j->labels, o);
     if (gs.started) {
         pthread_join(gs.thread, NULL);
         solver = gs.solver; /* NULL without a usable device: the solve decides (CPU or error) */
