@@ -109,6 +109,7 @@ typedef struct batch_run {
     /* counters, under lock */
     size_t ok, failed, skipped, done_total;
     stage_totals totals;
+    size_t launches, launched; /* GPU launches and the photos they solved */
     double start, last_draw;
 } batch_run;
 
@@ -390,6 +391,8 @@ static void *gpu_worker(void *arg)
                 jobs[i] = &group[i]->job;
             seg_jobs_solve_gpu(jobs, k, run->opt, g->solver, failed);
             pthread_mutex_lock(&run->lock);
+            run->launches++;
+            run->launched += (size_t)k;
             for (int i = 0; i < k; i++) {
                 group[i]->failed = failed[i];
                 push(&run->solved, group[i]);
@@ -695,8 +698,9 @@ int cmd_batch(int argc, char **argv)
                      run.ok, s->decode, s->model, s->build, s->solve, s->encode);
         DISPLAYLEVEL(1, "flowcut batch: busy: %ld CPU workers %.0f%%", jobs, 100.0 * cpu / ((double)jobs * wall));
         if (run.use_gpu)
-            DISPLAYLEVEL(1, ", %d GPUs x %d streams solving %.0f%%", ndevices, per_gpu,
-                         100.0 * s->solve / ((double)nsolvers * wall));
+            DISPLAYLEVEL(1, ", %d GPUs x %d streams solving %.0f%%; %zu launches, %.1f networks each", ndevices,
+                         per_gpu, 100.0 * s->solve / ((double)nsolvers * wall), run.launches,
+                         run.launches ? (double)run.launched / (double)run.launches : 0.0);
         DISPLAYLEVEL(1, "\n");
     }
     status = g_stop ? 130 : run.failed ? EXIT_FAIL : EXIT_OK;

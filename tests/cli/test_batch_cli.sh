@@ -160,7 +160,8 @@ if "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
     for i in 1 2 3 4 5 6 7 8; do expect_same "$TMPD/a.png" "$TMPD/gpuout/p$i.png" "GPU batch mask $i"; done
     # several photos in one launch (their networks' union), one stream: the same masks
     expect_exit 0 "gpu launches of 4" -- "$FLOWCUT" batch "$TMPD/big" -o "$TMPD/gpuout4" --seeds-dir "$TMPD/bigseeds" \
-        --engine gpu --per-gpu 1 --per-launch 4 --jobs 8
+        --engine gpu --per-gpu 1 --per-launch 4 --jobs 8 --time
+    expect_stderr "1 streams solving [0-9]+%; [0-9]+ launches, [0-9.]+ networks each" "reports the launches"
     for i in 1 2 3 4 5 6 7 8; do expect_same "$TMPD/a.png" "$TMPD/gpuout4/p$i.png" "GPU union mask $i"; done
 else
     echo "skipped: no CUDA device (batch on GPU streams)"
