@@ -9,6 +9,8 @@ multiplies every capacity by 1000 and rounds, and maxflow() divides the
 flow back."""
 import ctypes
 import itertools
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
@@ -299,12 +301,17 @@ def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=
         return [g.maxflow(engine, cpu_algorithm, device, threads) for g in graphs]
     solver, err = ctypes.c_void_p(), _lib.MfError()
     _lib.mf_check(_lib.mf_gpu_solver_create(int(device), ctypes.byref(solver), ctypes.byref(err)), err)
+    # the networks are built from their node pairs in C with the GIL released,
+    # a launch's on every core, the next launch's while the device solves
+    distinct = len({id(g) for g in graphs}) == len(graphs)  # one Graph twice: build in turn
+    pool = ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, 16))) if distinct else None
+    runs = list(_launches(graphs))
     try:
-        for run in _launches(graphs):
-            nets = []
+        pending = _build_networks(pool, runs[0]) if runs else None
+        for i, run in enumerate(runs):
+            nets = _collect(pending)
+            pending = _build_networks(pool, runs[i + 1]) if i + 1 < len(runs) else None
             try:
-                for g in run:
-                    nets.append(g._network())
                 k = len(run)
                 ptrs = (ctypes.POINTER(_lib.MfGraph) * k)(*[ctypes.pointer(n) for n in nets])
                 res = (_lib.MfResult * k)()
@@ -321,11 +328,50 @@ def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=
                     for r in res:
                         _lib.mf_result_free(ctypes.byref(r))
             finally:
-                for n in nets:
-                    _lib.mf_graph_free(ctypes.byref(n))
+                _free_networks(nets)
     finally:
+        if pending is not None:  # an error left the next launch's networks built
+            _free_networks(_collect(pending, raise_first=False))
+        if pool is not None:
+            pool.shutdown(wait=True)
         _lib.mf_gpu_solver_destroy(solver)
     return [g.flow for g in graphs]
+
+
+def _build_networks(pool, run):
+    """Starts building run's networks (futures), or builds them now without a pool."""
+    if pool is None:
+        done = []
+        for g in run:
+            f = Future()
+            try:
+                f.set_result(g._network())
+            except BaseException as e:  # kept for _collect, which frees the rest
+                f.set_exception(e)
+            done.append(f)
+        return done
+    return [pool.submit(g._network) for g in run]
+
+
+def _collect(futures, raise_first=True):
+    """The networks of futures; on a failure frees the built ones and raises."""
+    nets, error = [], None
+    for f in futures:
+        try:
+            nets.append(f.result())
+        except BaseException as e:
+            error = error or e
+    if error is not None:
+        _free_networks(nets)
+        if raise_first:
+            raise error
+        return []
+    return nets
+
+
+def _free_networks(nets):
+    for n in nets:
+        _lib.mf_graph_free(ctypes.byref(n))
 
 
 __all__ = ["Graph", "maxflow_many", "neighbourhood", "neighborhood"]
