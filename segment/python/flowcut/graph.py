@@ -287,8 +287,9 @@ def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=
     (engine auto with one usable, or gpu) up to 64 graphs go to the device in
     one launch, solved as one network, their disjoint union: one BFS level or
     push round then serves them all, about twice the throughput of one graph
-    at a time for graphs of 0.2 M nodes on an H100. Otherwise, or with engine
-    cpu, each is solved in turn as maxflow() does."""
+    at a time for graphs of 0.2 M nodes on an H100; the networks are built on
+    every core. Otherwise, or with engine cpu, the graphs are solved side by
+    side, one thread each (threads=N: in turn, N threads each)."""
     graphs = list(graphs)
     for g in graphs:
         if not isinstance(g, Graph):
@@ -297,14 +298,20 @@ def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=
     usable = ctypes.c_int(0)
     gpu = (engine != "cpu" and _lib.mf_gpu_compiled() and not _lib.mf_gpu_available(ctypes.byref(usable))
            and usable.value > 0)
-    if not gpu:  # engine gpu without a device fails here as in maxflow()
-        return [g.maxflow(engine, cpu_algorithm, device, threads) for g in graphs]
+    distinct = len({id(g) for g in graphs}) == len(graphs)  # one Graph twice: nothing side by side
+    cores = max(1, min(os.cpu_count() or 1, 16))
+    if not gpu:
+        if engine == "gpu" or threads or not distinct or len(graphs) < 2 or cores < 2:
+            return [g.maxflow(engine, cpu_algorithm, device, threads) for g in graphs]  # gpu: fails as there
+        # many graphs on the CPU: one thread each, side by side (the GIL is
+        # released in C; the cut does not depend on the thread count)
+        with ThreadPoolExecutor(max_workers=min(cores, len(graphs))) as pool:
+            return list(pool.map(lambda g: g.maxflow("cpu", cpu_algorithm, device, 1), graphs))
     solver, err = ctypes.c_void_p(), _lib.MfError()
     _lib.mf_check(_lib.mf_gpu_solver_create(int(device), ctypes.byref(solver), ctypes.byref(err)), err)
     # the networks are built from their node pairs in C with the GIL released,
     # a launch's on every core, the next launch's while the device solves
-    distinct = len({id(g) for g in graphs}) == len(graphs)  # one Graph twice: build in turn
-    pool = ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, 16))) if distinct else None
+    pool = ThreadPoolExecutor(max_workers=cores) if distinct else None
     runs = list(_launches(graphs))
     try:
         pending = _build_networks(pool, runs[0]) if runs else None
