@@ -41,6 +41,8 @@ struct dev_state {
     uint8_t *side;
 };
 
+struct part_map;
+
 struct mf_gpu_solver {
     int device;
     int sm_count;
@@ -51,7 +53,7 @@ struct mf_gpu_solver {
     int32_t *changes;     /* device copy of a batch of changes */
     int64_t changes_cap;
     int32_t *host_counter; /* pinned copy of dev_state.counters */
-    int32_t *part_ranges;  /* mf_gpu_solve_many: the sink's arc ranges of each part */
+    part_map *part_maps;   /* mf_gpu_solve_many: where each part sits in the union */
     unsigned long long *part_values;
 };
 
@@ -630,18 +632,18 @@ __global__ void __launch_bounds__(256) union_in_lists(dev_state d, int32_t inner
 }
 
 /* Each part's net flow into the sink: block b scans part b's inner and
- * source arcs for those into the sink (ranges[6b] .. [6b+3]) and subtracts
- * the sink's own arcs ([6b+4], [6b+5]). */
+ * source arcs for those into the sink and subtracts the sink's own. */
 __global__ void __launch_bounds__(256)
-    part_values(dev_state d, int32_t T, const int32_t *__restrict__ ranges, unsigned long long *__restrict__ values)
+    part_values(dev_state d, const part_map *__restrict__ maps, unsigned long long *__restrict__ values)
 {
-    const int32_t *r = ranges + 6 * blockIdx.x;
+    const part_map p = maps[blockIdx.x];
+    const int32_t lo[2] = {p.abase, p.sbase}, hi[2] = {p.abase + p.os, p.sbase + p.ot - p.os};
     long long local = 0;
-    for (int j = 0; j < 4; j += 2)
-        for (int32_t a = r[j] + threadIdx.x; a < r[j + 1]; a += blockDim.x)
-            if (d.arc_head[a] == T)
+    for (int j = 0; j < 2; j++)
+        for (int32_t a = lo[j] + threadIdx.x; a < hi[j]; a += blockDim.x)
+            if (d.arc_head[a] == p.T)
                 local += d.flow[a];
-    for (int32_t a = r[4] + threadIdx.x; a < r[5]; a += blockDim.x)
+    for (int32_t a = p.tbase + threadIdx.x; a < p.tbase + p.m - p.ot; a += blockDim.x)
         local -= d.flow[a];
     if (local)
         atomicAdd(&values[blockIdx.x], (unsigned long long)local);
@@ -843,7 +845,7 @@ extern "C" void mf_gpu_solver_destroy(mf_gpu_solver *s)
     cudaSetDevice(s->device);
     free_buffers(&s->d);
     cudaFree(s->changes);
-    cudaFree(s->part_ranges);
+    cudaFree(s->part_maps);
     cudaFree(s->part_values);
     if (s->host_counter)
         cudaFreeHost(s->host_counter);
@@ -1211,9 +1213,6 @@ fail:
     return rc;
 }
 
-/* Solves from the device state: with deficits, first the deficit phase on
- * the reversed residual graph (the terminals and stranded excess absorb),
- * then the source's arcs saturated and the usual phases. */
 /* What the launch configuration reads from a host graph: the largest
  * degree of a vertex other than the terminals, which are never active and
  * so never hubs (a photo's terminals have a million arcs, its pixels 10:
@@ -1334,6 +1333,9 @@ fail:
     return rc;
 }
 
+/* Solves from the device state: with deficits, first the deficit phase on
+ * the reversed residual graph (the terminals and stranded excess absorb),
+ * then the source's arcs saturated and the usual phases. */
 extern "C" int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt, int deficits,
                                 mf_result *res, mf_error *err)
 {
@@ -1445,7 +1447,6 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
     mf_options o;
     cudaEvent_t ev[3] = {NULL, NULL, NULL};
     part_map *maps = NULL;
-    int32_t *ranges = NULL;
     unsigned long long *values = NULL;
     int32_t terminal_starts[6]; /* the source's and sink's out_start, then in_start entries */
     if (opt)
@@ -1483,14 +1484,13 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         rc = ensure_capacity(s, &shape, err);
         if (rc)
             return rc;
-        if (!s->part_ranges) {
-            CUDA_TRY(cudaMalloc(&s->part_ranges, MF_GPU_MANY_MAX * 6 * sizeof(int32_t)));
+        if (!s->part_maps) {
+            CUDA_TRY(cudaMalloc(&s->part_maps, MF_GPU_MANY_MAX * sizeof(part_map)));
             CUDA_TRY(cudaMalloc(&s->part_values, MF_GPU_MANY_MAX * sizeof(unsigned long long)));
         }
         maps = (part_map *)calloc((size_t)k, sizeof *maps);
-        ranges = (int32_t *)malloc((size_t)k * 6 * sizeof(int32_t));
         values = (unsigned long long *)calloc((size_t)k, sizeof *values);
-        if (!maps || !ranges || !values) {
+        if (!maps || !values) {
             rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
             goto fail;
         }
@@ -1531,14 +1531,7 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         tb = sb;
         for (int i = 0; i < k; i++) {
             maps[i].tbase = tb;
-            int32_t *r = ranges + 6 * i;
-            r[0] = maps[i].abase;
-            r[1] = maps[i].abase + maps[i].os;
-            r[2] = maps[i].sbase;
-            r[3] = maps[i].sbase + maps[i].ot - maps[i].os;
-            r[4] = tb;
             tb += maps[i].m - maps[i].ot;
-            r[5] = tb;
         }
         dev_state &d = s->d;
         cudaStream_t st = s->stream;
@@ -1578,7 +1571,7 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         CUDA_TRY(cudaMemcpyAsync(d.in_start + S, terminal_starts + 3, 3 * 4, cudaMemcpyHostToDevice, st));
         CUDA_TRY(cudaMemsetAsync(d.stamp, 0, ((size_t)n + 1) * 4, st));
         union_in_lists<<<s->sm_count * 8, 256, 0, st>>>(d, (int32_t)inner, S, T);
-        CUDA_TRY(cudaMemcpyAsync(s->part_ranges, ranges, (size_t)k * 6 * sizeof(int32_t), cudaMemcpyHostToDevice, st));
+        CUDA_TRY(cudaMemcpyAsync(s->part_maps, maps, (size_t)k * sizeof(part_map), cudaMemcpyHostToDevice, st));
         CUDA_TRY(cudaMemsetAsync(s->part_values, 0, (size_t)k * sizeof(unsigned long long), st));
         CUDA_TRY(cudaMemsetAsync(d.flow, 0, ((size_t)m + 1) * 4, st));
         CUDA_TRY(cudaMemsetAsync(d.excess, 0, ((size_t)n + 1) * 8, st));
@@ -1601,7 +1594,7 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         rc = run_phase1(s, cfg, interval, S, T, 0, ev[0], &stats, &round, err);
         if (rc)
             goto fail;
-        part_values<<<k, 256, 0, st>>>(d, T, s->part_ranges, s->part_values);
+        part_values<<<k, 256, 0, st>>>(d, s->part_maps, s->part_values);
         CUDA_TRY(cudaEventRecord(ev[1], st));
         CUDA_TRY(cudaMemcpyAsync(values, s->part_values, (size_t)k * sizeof *values, cudaMemcpyDeviceToHost, st));
         for (int i = 0; i < k; i++) {
@@ -1631,7 +1624,6 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
     for (int i = 0; i < 3; i++)
         cudaEventDestroy(ev[i]);
     free(maps);
-    free(ranges);
     free(values);
     return MF_OK;
 fail:
@@ -1639,7 +1631,6 @@ fail:
         if (ev[i])
             cudaEventDestroy(ev[i]);
     free(maps);
-    free(ranges);
     free(values);
     for (int i = 0; i < k; i++)
         mf_result_free(&res[i]);
