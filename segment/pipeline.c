@@ -242,8 +242,8 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
 
 void seg_jobs_solve_gpu(seg_job **jobs, int k, const seg_options *o, mf_gpu_solver *solver, int *failed)
 {
-    if (o->solve.engine == MF_ENGINE_CPU || k > MF_GPU_MANY_MAX)
-        goto one_by_one;
+    if (k == 1 || o->solve.engine == MF_ENGINE_CPU || k > MF_GPU_MANY_MAX)
+        goto one_by_one; /* one alone: seg_job_solve takes the same launch, and its fallbacks */
     {
         const mf_graph *parts[MF_GPU_MANY_MAX];
         mf_result res[MF_GPU_MANY_MAX];
