@@ -265,6 +265,14 @@ static void finish(batch_run *run, task *t)
     free(t);
 }
 
+/* Queues t's network for a GPU, counting its vertices for the
+ * back-pressure and the launches. Under run->lock. */
+static void queue_for_gpu(batch_run *run, task *t)
+{
+    run->queued_vertices += t->job.graph.num_vertices;
+    push(&run->to_solve, t);
+}
+
 /* After a solve: another iteration goes back to a solver, else finish. On
  * the CPU path the worker solves itself. */
 static void after_solve(batch_run *run, task *t)
@@ -273,8 +281,7 @@ static void after_solve(batch_run *run, task *t)
         int rc = t->failed ? -1 : seg_job_next(&t->job, run->opt);
         if (rc == 1 && run->use_gpu) {
             pthread_mutex_lock(&run->lock);
-            run->queued_vertices += t->job.graph.num_vertices;
-            push(&run->to_solve, t);
+            queue_for_gpu(run, t);
             pthread_cond_broadcast(&run->wake);
             pthread_mutex_unlock(&run->lock);
             return;
@@ -316,8 +323,7 @@ static void start_task(batch_run *run, size_t index)
     while (run->to_solve.length >= run->max_queued && run->queued_vertices >= run->max_queued_vertices &&
            run->gpu_threads_running)
         pthread_cond_wait(&run->wake, &run->lock);
-    run->queued_vertices += t->job.graph.num_vertices;
-    push(&run->to_solve, t);
+    queue_for_gpu(run, t);
     pthread_cond_broadcast(&run->wake);
     pthread_mutex_unlock(&run->lock);
 }
