@@ -10,7 +10,7 @@ flow back."""
 import ctypes
 import itertools
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -310,14 +310,18 @@ def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=
     solver, err = ctypes.c_void_p(), _lib.MfError()
     _lib.mf_check(_lib.mf_gpu_solver_create(int(device), ctypes.byref(solver), ctypes.byref(err)), err)
     # the networks are built from their node pairs in C with the GIL released,
-    # a launch's on every core, the next launch's while the device solves
-    pool = ThreadPoolExecutor(max_workers=cores) if distinct else None
+    # a launch's on every core (one Graph twice: one at a time), the next
+    # launch's while the device solves
+    pool = ThreadPoolExecutor(max_workers=cores if distinct else 1)
     runs = list(_launches(graphs))
+    pending = None
     try:
-        pending = _build_networks(pool, runs[0]) if runs else None
+        pending = [pool.submit(g._network) for g in runs[0]] if runs else None
         for i, run in enumerate(runs):
-            nets = _collect(pending)
-            pending = _build_networks(pool, runs[i + 1]) if i + 1 < len(runs) else None
+            building, pending = pending, None
+            nets = _collect(building)
+            if i + 1 < len(runs):
+                pending = [pool.submit(g._network) for g in runs[i + 1]]
             try:
                 k = len(run)
                 ptrs = (ctypes.POINTER(_lib.MfGraph) * k)(*[ctypes.pointer(n) for n in nets])
@@ -339,25 +343,9 @@ def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=
     finally:
         if pending is not None:  # an error left the next launch's networks built
             _free_networks(_collect(pending, raise_first=False))
-        if pool is not None:
-            pool.shutdown(wait=True)
+        pool.shutdown(wait=True)
         _lib.mf_gpu_solver_destroy(solver)
     return [g.flow for g in graphs]
-
-
-def _build_networks(pool, run):
-    """Starts building run's networks (futures), or builds them now without a pool."""
-    if pool is None:
-        done = []
-        for g in run:
-            f = Future()
-            try:
-                f.set_result(g._network())
-            except BaseException as e:  # kept for _collect, which frees the rest
-                f.set_exception(e)
-            done.append(f)
-        return done
-    return [pool.submit(g._network) for g in run]
 
 
 def _collect(futures, raise_first=True):
