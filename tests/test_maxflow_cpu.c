@@ -75,6 +75,59 @@ static void test_big_allocations(void **state)
     assert_null(mf_alloc_big(SIZE_MAX - 100));
 }
 
+/* mf_alloc_cache_limit: a released block comes back for a request it
+ * fits (at most 8 times as large, with the alignment the request's size
+ * calls for); past the limit the oldest blocks go. Only what must come
+ * back is asserted: a fresh block may reuse a freed address. */
+static void test_alloc_cache(void **state)
+{
+    (void)state;
+    const size_t MiB = (size_t)1 << 20;
+    /* usable sizes exceed the requests (glibc: 4 MiB aligned to 2 MiB uses 5.6) */
+    mf_alloc_cache_limit(20 * MiB);
+    uint8_t *a = mf_alloc_big(3 * MiB); /* a 4 MiB block */
+    assert_non_null(a);
+    memset(a, 1, 3 * MiB);
+    mf_free_big(a);
+    uint8_t *c = mf_alloc_big(5 * MiB); /* 6 MiB: a is too small */
+    assert_non_null(c);
+    assert_ptr_not_equal(c, a);
+    uint8_t *d = mf_alloc_big(3 * MiB - 100); /* a fits */
+    assert_ptr_equal(d, a);
+    assert_int_equal((uintptr_t)d % (2 * MiB), 0);
+    uint8_t *b = mf_alloc_big(256 << 10);
+    assert_non_null(b);
+    mf_free_big(b);
+    uint8_t *e = mf_alloc_big(16 << 10); /* below 64 KiB: plain malloc, never from the cache */
+    assert_ptr_not_equal(e, b);
+    mf_free_big(e);
+    uint8_t *f = mf_alloc_big(200 << 10); /* b fits */
+    assert_ptr_equal(f, b);
+    assert_int_equal((uintptr_t)f % 4096, 0);
+    mf_free_big(f);
+    uint8_t *big1 = mf_alloc_big(MiB); /* b is too small */
+    assert_ptr_not_equal(big1, b);
+    mf_free_big(big1);
+    uint8_t *h = mf_alloc_big(64 << 10); /* the smallest that fits: b, 4 times as large */
+    assert_ptr_equal(h, b);
+    uint8_t *i = mf_alloc_big(64 << 10); /* big1 is 16 times as large: not taken */
+    assert_ptr_not_equal(i, big1);
+    mf_free_big(i);
+    mf_free_big(h);
+    mf_free_big(c);
+    mf_free_big(d);
+    /* 1 + 0.06 + 0.25 + 6 + 4 MiB and more kept; 12 more push out the oldest four */
+    uint8_t *big = mf_alloc_big(12 * MiB);
+    assert_non_null(big);
+    mf_free_big(big);
+    assert_ptr_equal(mf_alloc_big(3 * MiB), d);
+    assert_ptr_equal(mf_alloc_big(12 * MiB), big);
+    free(d); /* free() of any mf_alloc_big block stays valid */
+    mf_free_big(big);
+    mf_alloc_cache_limit(0); /* releases what is kept */
+    mf_free_big(NULL);
+}
+
 /* --cpu-algorithm auto: BK on small networks whose vertices mostly hang on
  * a terminal arc (photos, grids), push-relabel on small ones with a few
  * terminal arcs (genrmf, RLG), BK on any graph of 0.35 to 6 million. */
@@ -145,6 +198,7 @@ int main(void)
         cmocka_unit_test(test_auto_algorithm),
         cmocka_unit_test(test_gpu_engine_absent_or_named),
         cmocka_unit_test(test_big_allocations),
+        cmocka_unit_test(test_alloc_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

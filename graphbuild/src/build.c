@@ -474,7 +474,7 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     b->g = g;
     b->w = mf_alloc_big(sizeof(int32_t) * (size_t)npx * (size_t)nd);
     b->term = mf_alloc_big(sizeof(int32_t) * (size_t)npx);
-    b->present = calloc(GB_DIST2_MAX + 1, 1);
+    b->present = mf_calloc_big(GB_DIST2_MAX + 1, 1);
     if (!b->w || !b->term || !b->present) {
         rc = GB_ERR_NOMEM;
         goto done;
@@ -574,13 +574,13 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
 done:
     if (rc)
         mf_graph_free(g);
-    free(b->w);
-    free(b->term);
-    free(b->similarity);
-    free((void *)b->present);
-    free(b->dist_fg);
-    free(b->dist_bg);
-    free(b->parent_fg);
+    mf_free_big(b->w);
+    mf_free_big(b->term);
+    mf_free_big(b->similarity);
+    mf_free_big((void *)b->present);
+    mf_free_big(b->dist_fg);
+    mf_free_big(b->dist_bg);
+    mf_free_big(b->parent_fg);
     free(b);
     return rc;
 }

@@ -554,7 +554,7 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
         return GB_ERR_NOMEM;
     int rc = gb_geodesic_with(rgb, width, height, seeds, connectivity, similarity, NULL, border, threads, dist_fg,
                               dist_bg, parent_fg);
-    free(similarity);
+    mf_free_big(similarity);
     return rc;
 }
 
@@ -585,7 +585,7 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
      * scans run side by side when there are two threads */
     scan_ctx *c = aligned_alloc(_Alignof(scan_ctx), 2 * sizeof *c); /* block_sync's cache lines */
     if (!c) {
-        free(cost);
+        mf_free_big(cost);
         return GB_ERR_NOMEM;
     }
     memset(c, 0, 2 * sizeof *c);
@@ -628,6 +628,6 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
             pthread_mutex_destroy(&c[r].sync[t].lock);
         }
     free(c);
-    free(cost);
+    mf_free_big(cost);
     return GB_OK;
 }

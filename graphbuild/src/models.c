@@ -128,8 +128,8 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
     int32_t *assign = mf_alloc_big(sizeof(int32_t) * (size_t)count);
     double *resp = mf_alloc_big(sizeof(double) * (size_t)count * (size_t)k);
     if (!assign || !resp) {
-        free(assign);
-        free(resp);
+        mf_free_big(assign);
+        mf_free_big(resp);
         return GB_ERR_NOMEM;
     }
     /* init: centres at luminance quantiles */
@@ -221,8 +221,8 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
         }
     }
     *k_out = k;
-    free(assign);
-    free(resp);
+    mf_free_big(assign);
+    mf_free_big(resp);
     return GB_OK;
 }
 
@@ -334,8 +334,8 @@ int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8
      * small part of the table, and evaluating the mixtures is the cost */
     uint8_t *present = mf_calloc_big(GB_LUT_SIZE, 1);
     if (!m || !present) {
-        free(m);
-        free(present);
+        mf_free_big(m);
+        mf_free_big(present);
         return GB_ERR_NOMEM;
     }
     for (int64_t i = 0; i < npx; i++)
@@ -361,11 +361,11 @@ int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8
             if (!rc)
                 gmm_table(comp, k, p->uniform_mix, present, table);
         }
-        free(s);
+        mf_free_big(s);
     }
     if (rc) {
-        free(m);
-        free(present);
+        mf_free_big(m);
+        mf_free_big(present);
         return rc;
     }
     /* shift both tables by one common constant so that the photo's costs
@@ -385,12 +385,12 @@ int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8
             m->cost_fg[i] = m->cost_bg[i] = (float)GB_MAX_DATA_COST;
         }
     }
-    free(present);
+    mf_free_big(present);
     *out = m;
     return GB_OK;
 }
 
-void gb_models_free(gb_models *m) { free(m); }
+void gb_models_free(gb_models *m) { mf_free_big(m); }
 
 int gb_models_equal(const gb_models *a, const gb_models *b)
 {

@@ -585,8 +585,8 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
     res->stats.engine_used = MF_ENGINE_CPU;
     snprintf(res->stats.device_name, sizeof res->stats.device_name, "CPU");
     mf_residual_free(&r);
-    free(v);
-    free(tr);
+    mf_free_big(v);
+    mf_free_big(tr);
     if (rc) {
         mf_result_free(res);
         return mf_fail(err, rc, NULL, 0, "CPU engine (BK): %s", mf_strerror(rc));

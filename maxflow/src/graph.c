@@ -146,14 +146,14 @@ int mf_graph_copy(const mf_graph *src, mf_graph *dst)
 
 void mf_graph_free(mf_graph *g)
 {
-    free(g->out_start);
-    free(g->arc_head);
-    free(g->arc_cap);
-    free(g->arc_rcap);
-    free(g->in_start);
-    free(g->in_arc);
-    free(g->in_tail);
-    free(g->input_map);
+    mf_free_big(g->out_start);
+    mf_free_big(g->arc_head);
+    mf_free_big(g->arc_cap);
+    mf_free_big(g->arc_rcap);
+    mf_free_big(g->in_start);
+    mf_free_big(g->in_arc);
+    mf_free_big(g->in_tail);
+    mf_free_big(g->input_map);
     memset(g, 0, sizeof *g);
 }
 
@@ -254,8 +254,8 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
         int32_t *cursor = mf_alloc_big(sizeof(int32_t) * ((size_t)n + 1));
         int32_t *by_head = merge ? mf_alloc_big(mm * sizeof(int32_t)) : NULL;
         if (!cursor || (merge && !by_head)) {
-            free(cursor);
-            free(by_head);
+            mf_free_big(cursor);
+            mf_free_big(by_head);
             rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
             goto done;
         }
@@ -273,8 +273,8 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
             int32_t i = merge ? by_head[k] : k;
             by_tail[cursor[list->tail[i]]++] = i;
         }
-        free(cursor);
-        free(by_head);
+        mf_free_big(cursor);
+        mf_free_big(by_head);
     }
     if (merge) {
         /* the heads in by_tail's order: the searches below probe one array */
@@ -311,7 +311,7 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
                 }
             }
         }
-        free(heads);
+        mf_free_big(heads);
     }
     /* Count stored arcs: self-loops dropped; of a pair, the arc with the
      * smaller tail is stored. */
@@ -366,9 +366,9 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
     }
     rc = mf_graph_finish(g, err);
 done:
-    free(by_tail);
-    free(tstart);
-    free(partner);
+    mf_free_big(by_tail);
+    mf_free_big(tstart);
+    mf_free_big(partner);
     if (rc)
         mf_graph_free(g);
     return rc;
@@ -408,7 +408,7 @@ int mf_result_alloc(mf_result *r, const mf_graph *g, int with_flow)
 
 void mf_result_free(mf_result *r)
 {
-    free(r->flow);
-    free(r->source_side);
+    mf_free_big(r->flow);
+    mf_free_big(r->source_side);
     memset(r, 0, sizeof *r);
 }

@@ -336,7 +336,7 @@ static void grow(ib *b, int t)
 static void ib_free(ib *b)
 {
     mf_residual_free(&b->r);
-    free(b->v);
+    mf_free_big(b->v);
     free(b->bucket);
     for (int t = 0; t < 3; t++) {
         free(b->cur[t].v);

@@ -5,8 +5,8 @@
 
 void mf_residual_free(mf_residual *r)
 {
-    free(r->first);
-    free(r->arcs);
+    mf_free_big(r->first);
+    mf_free_big(r->arcs);
     r->first = NULL;
     r->arcs = NULL;
 }

@@ -72,7 +72,7 @@ int mf_terminal_residuals(const mf_graph *g, int64_t *tr, int64_t *flow)
     *flow += sum_terminal_caps(n, g, tr, to_t);
     for (int32_t v = 0; v < n; v++)
         precancel(&tr[v], to_t[v], flow);
-    free(to_t);
+    mf_free_big(to_t);
     return MF_OK;
 }
 
@@ -132,8 +132,8 @@ int mf_cut_setup(const mf_graph *g, mf_residual *r, int64_t *tr, int64_t *flow)
     int64_t *to_t = mf_calloc_big((size_t)n, sizeof(int64_t));
     if (!r->first || !cur || !to_t) {
         mf_residual_free(r);
-        free(cur);
-        free(to_t);
+        mf_free_big(cur);
+        mf_free_big(to_t);
         return MF_ERR_NOMEM;
     }
     memset(tr, 0, sizeof(int64_t) * (size_t)n);
@@ -159,11 +159,11 @@ int mf_cut_setup(const mf_graph *g, mf_residual *r, int64_t *tr, int64_t *flow)
         cur[2 * (size_t)v + 1] = r->first[v] + out;
         r->first[v + 1] = r->first[v] + out + in;
     }
-    free(to_t);
+    mf_free_big(to_t);
     r->arcs = mf_alloc_big(sizeof(mf_rarc) * ((size_t)r->first[n] + 1));
     if (!r->arcs) {
         mf_residual_free(r);
-        free(cur);
+        mf_free_big(cur);
         return MF_ERR_NOMEM;
     }
     for (int32_t u = 0; u < n; u++) {
@@ -178,6 +178,6 @@ int mf_cut_setup(const mf_graph *g, mf_residual *r, int64_t *tr, int64_t *flow)
             r->arcs[q] = (mf_rarc){u, g->arc_rcap[a], g->arc_cap[a], f};
         }
     }
-    free(cur);
+    mf_free_big(cur);
     return MF_OK;
 }
