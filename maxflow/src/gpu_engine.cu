@@ -149,24 +149,16 @@ __device__ __forceinline__ bool claim(const dev_state &d, int32_t x, int32_t rou
  * lower bounds (only v lowers its excess or the residuals out of v), and
  * cached heights are lower bounds (heights only grow between BFSs). */
 template <int G>
-__global__ void __launch_bounds__(256)
-    push_relabel_round(dev_state d, int parity, int round, int32_t hmax, int32_t target,
-                       int32_t blocked, int cycles)
+__device__ __forceinline__ void push_round_body(const dev_state &d, int parity, int round, int32_t hmax,
+                                                int32_t target, int32_t blocked, int cycles, int32_t size,
+                                                int32_t first, int32_t groups)
 {
     const int32_t *__restrict__ wl = d.wl[parity];
     int32_t *__restrict__ wl_next = d.wl[parity ^ 1];
-    const int32_t size = d.counters[round % 3];
     int32_t *next_count = &d.counters[(round + 1) % 3];
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        d.counters[(round + 2) % 3] = 0; /* read last in round - 1 */
-        d.counters[8 + ((round + 1) & 1)] = 0; /* hub_round of round - 1 is done with it */
-        *(unsigned long long *)(d.counters + 4) += (unsigned long long)size; /* visits since the BFS */
-    }
     const unsigned mask = group_mask<G>();
     const int lane = threadIdx.x & (G - 1);
-    const int32_t groups = (gridDim.x * blockDim.x) / G;
     /* warp-uniform loop: every lane reaches the appends */
-    const int32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) & ~31) / G;
     for (int32_t base = first; base < size; base += groups) {
         const int32_t idx = base + (int32_t)((threadIdx.x & 31) / G);
         int32_t v = -1, h = 0, out0 = 0, dout = 0, in0 = 0, deg = 0;
@@ -285,6 +277,61 @@ __global__ void __launch_bounds__(256)
         }
         warp_append(wl_next, next_count, keep, keep >= 0);
     }
+}
+
+template <int G>
+__global__ void __launch_bounds__(256)
+    push_relabel_round(dev_state d, int parity, int round, int32_t hmax, int32_t target,
+                       int32_t blocked, int cycles)
+{
+    const int32_t size = d.counters[round % 3];
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        d.counters[(round + 2) % 3] = 0; /* read last in round - 1 */
+        d.counters[8 + ((round + 1) & 1)] = 0; /* hub_round of round - 1 is done with it */
+        *(unsigned long long *)(d.counters + 4) += (unsigned long long)size; /* visits since the BFS */
+    }
+    push_round_body<G>(d, parity, round, hmax, target, blocked, cycles, size,
+                       ((blockIdx.x * blockDim.x + threadIdx.x) & ~31) / G, (gridDim.x * blockDim.x) / G);
+}
+
+/* Rounds in one block while the worklist has at most `limit` vertices, up
+ * to max_rounds and until work_limit visits since the BFS: a round then
+ * costs a __syncthreads, not a launch of the whole grid whose blocks find
+ * nothing to do, and the other SMs stay free for the other streams' solves
+ * (the tail of a photo's solve is hundreds of rounds of a few hundred
+ * vertices). Graphs with hubs do not come here (hub_round is a launch of
+ * its own). counters[10] receives the number of rounds run. */
+template <int G>
+__global__ void __launch_bounds__(1024)
+    push_small(dev_state d, int round, int32_t hmax, int32_t target, int32_t blocked, int cycles,
+               int32_t limit, int32_t max_rounds, unsigned long long work_limit)
+{
+    __shared__ int32_t size_s;
+    int32_t r = 0;
+    for (; r < max_rounds; r++) {
+        const int rr = round + r;
+        if (threadIdx.x == 0) {
+            int32_t size = *(volatile int32_t *)&d.counters[rr % 3];
+            unsigned long long visits = *(volatile unsigned long long *)(d.counters + 4);
+            if (size == 0 || size > limit || visits >= work_limit) {
+                size = -1;
+            } else {
+                d.counters[(rr + 2) % 3] = 0;
+                *(unsigned long long *)(d.counters + 4) = visits + (unsigned long long)size;
+            }
+            size_s = size;
+        }
+        __syncthreads();
+        const int32_t size = size_s;
+        if (size < 0)
+            break;
+        push_round_body<G>(d, rr & 1, rr, hmax, target, blocked, cycles, size, (threadIdx.x & ~31) / G,
+                           blockDim.x / G);
+        __threadfence_block();
+        __syncthreads(); /* the round's appends and count are complete */
+    }
+    if (threadIdx.x == 0)
+        d.counters[10] = r;
 }
 
 /* One push or relabel step for each hub deferred by this round's
@@ -830,7 +877,7 @@ extern "C" int mf_gpu_solver_create(int device, mf_gpu_solver **out, mf_error *e
     s->sm_count = prop.multiProcessorCount;
     snprintf(s->name, sizeof s->name, "%s", prop.name);
     CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-    CUDA_TRY(cudaMallocHost((void **)&s->host_counter, 8 * sizeof(int32_t)));
+    CUDA_TRY(cudaMallocHost((void **)&s->host_counter, 16 * sizeof(int32_t)));
     *out = s;
     return MF_OK;
 fail:
@@ -918,6 +965,7 @@ struct engine_cfg {
     int32_t small_bfs; /* frontiers up to this size run in one block */
     int hub_blocks;    /* hub_round's grid, when the graph has hubs */
     int coop_blocks;   /* bfs_coop's grid (0: one launch per level instead) */
+    int32_t small_push; /* worklists up to this size run their rounds in one block (push_small) */
 };
 
 static void launch_round(const engine_cfg &cfg, dim3 grid, cudaStream_t st, const dev_state &d, int parity,
@@ -933,6 +981,20 @@ static void launch_round(const engine_cfg &cfg, dim3 grid, cudaStream_t st, cons
     }
     if (d.hub_deg > 0)
         hub_round<<<cfg.hub_blocks, 1024, 0, st>>>(d, round, hmax, target, blocked);
+}
+
+static void launch_push_small(const engine_cfg &cfg, cudaStream_t st, const dev_state &d, int round, int32_t hmax,
+                              int32_t target, int32_t blocked, int32_t max_rounds, unsigned long long work_limit)
+{
+    const int c = cfg.cycles;
+    const int32_t lim = cfg.small_push;
+    switch (cfg.group) {
+    case 1: push_small<1><<<1, 1024, 0, st>>>(d, round, hmax, target, blocked, c, lim, max_rounds, work_limit); break;
+    case 4: push_small<4><<<1, 1024, 0, st>>>(d, round, hmax, target, blocked, c, lim, max_rounds, work_limit); break;
+    case 8: push_small<8><<<1, 1024, 0, st>>>(d, round, hmax, target, blocked, c, lim, max_rounds, work_limit); break;
+    case 16: push_small<16><<<1, 1024, 0, st>>>(d, round, hmax, target, blocked, c, lim, max_rounds, work_limit); break;
+    default: push_small<32><<<1, 1024, 0, st>>>(d, round, hmax, target, blocked, c, lim, max_rounds, work_limit); break;
+    }
 }
 
 static void launch_level(int group, dim3 grid, cudaStream_t st, const dev_state &d, int level, int32_t blocked)
@@ -993,7 +1055,7 @@ static int coop_grid(int device, int group, int blocks)
 static int read_counters(mf_gpu_solver *s, mf_error *err)
 {
     int rc = MF_OK;
-    CUDA_TRY(cudaMemcpyAsync(s->host_counter, s->d.counters, 8 * sizeof(int32_t), cudaMemcpyDeviceToHost,
+    CUDA_TRY(cudaMemcpyAsync(s->host_counter, s->d.counters, 12 * sizeof(int32_t), cudaMemcpyDeviceToHost,
                              s->stream));
     CUDA_TRY(cudaStreamSynchronize(s->stream));
     return MF_OK;
@@ -1082,11 +1144,24 @@ static int run_phase(mf_gpu_solver *s, const engine_cfg &cfg, int32_t target, in
         int since = 0;
         unsigned long long visits = 0;
         while (since < relabel_interval) {
-            for (int b = 0; b < cfg.batch; b++, round++, since++)
-                launch_round(cfg, grid, s->stream, d, round & 1, round, hmax, target, blocked);
-            rc = read_counters(s, err);
-            if (rc)
-                return rc;
+            int32_t ran = 0;
+            if (d.hub_deg == 0 && s->host_counter[round % 3] <= cfg.small_push) {
+                launch_push_small(cfg, s->stream, d, round, hmax, target, blocked, relabel_interval - since,
+                                  cfg.work_limit > 0 ? (unsigned long long)cfg.work_limit : ~0ull);
+                rc = read_counters(s, err);
+                if (rc)
+                    return rc;
+                ran = s->host_counter[10];
+                round += ran;
+                since += ran;
+            }
+            if (!ran) { /* a larger worklist (or, defensively, none ran): whole-grid rounds */
+                for (int b = 0; b < cfg.batch; b++, round++, since++)
+                    launch_round(cfg, grid, s->stream, d, round & 1, round, hmax, target, blocked);
+                rc = read_counters(s, err);
+                if (rc)
+                    return rc;
+            }
             memcpy(&visits, s->host_counter + 4, 8);
             if (s->host_counter[round % 3] == 0)
                 break;
@@ -1252,6 +1327,7 @@ static void make_config(mf_gpu_solver *s, int32_t n, int32_t m, const graph_fact
     cfg.batch = env_int("FLOWCUT_GPU_BATCH", 8);
     cfg.cycles = env_int("FLOWCUT_GPU_CYCLES", 8);
     cfg.small_bfs = env_int("FLOWCUT_GPU_SMALL_BFS", 4) * (1024 / cfg.group);
+    cfg.small_push = env_int("FLOWCUT_GPU_SMALL_PUSH", 4) * (1024 / cfg.group);
     /* hubs: vertices whose scan would take a group more than 32 steps
      * (R-MAT graphs have degrees to 10^5); none on grids, which then
      * launch nothing more */
