@@ -50,7 +50,8 @@ static void cache_drop(int i) /* cache_lock held; the caller frees */
 }
 
 /* The smallest cached block that holds bytes with the alignment its size
- * calls for, and is at most 8 times as large (photos of one batch differ in size); NULL when none. */
+ * calls for and is at most 8 times as large (the photos of one batch
+ * differ in size); NULL when none. */
 static void *cache_take(size_t bytes)
 {
     const size_t align = align_for(bytes);
