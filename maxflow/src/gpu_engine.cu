@@ -279,17 +279,23 @@ __device__ __forceinline__ void push_round_body(const dev_state &d, int parity, 
     }
 }
 
+/* A round's bookkeeping, by one thread before the round's pushes: the
+ * counters that round - 1 is done with are reset, the visits counted. */
+__device__ __forceinline__ void begin_round(const dev_state &d, int round, int32_t size)
+{
+    d.counters[(round + 2) % 3] = 0; /* read last in round - 1 */
+    d.counters[8 + ((round + 1) & 1)] = 0; /* hub_round of round - 1 is done with it */
+    *(unsigned long long *)(d.counters + 4) += (unsigned long long)size; /* visits since the BFS */
+}
+
 template <int G>
 __global__ void __launch_bounds__(256)
     push_relabel_round(dev_state d, int parity, int round, int32_t hmax, int32_t target,
                        int32_t blocked, int cycles)
 {
     const int32_t size = d.counters[round % 3];
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        d.counters[(round + 2) % 3] = 0; /* read last in round - 1 */
-        d.counters[8 + ((round + 1) & 1)] = 0; /* hub_round of round - 1 is done with it */
-        *(unsigned long long *)(d.counters + 4) += (unsigned long long)size; /* visits since the BFS */
-    }
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        begin_round(d, round, size);
     push_round_body<G>(d, parity, round, hmax, target, blocked, cycles, size,
                        ((blockIdx.x * blockDim.x + threadIdx.x) & ~31) / G, (gridDim.x * blockDim.x) / G);
 }
@@ -312,13 +318,11 @@ __global__ void __launch_bounds__(1024)
         const int rr = round + r;
         if (threadIdx.x == 0) {
             int32_t size = *(volatile int32_t *)&d.counters[rr % 3];
-            unsigned long long visits = *(volatile unsigned long long *)(d.counters + 4);
-            if (size == 0 || size > limit || visits >= work_limit) {
+            const unsigned long long visits = *(volatile unsigned long long *)(d.counters + 4);
+            if (size == 0 || size > limit || visits >= work_limit)
                 size = -1;
-            } else {
-                d.counters[(rr + 2) % 3] = 0;
-                *(unsigned long long *)(d.counters + 4) = visits + (unsigned long long)size;
-            }
+            else
+                begin_round(d, rr, size);
             size_s = size;
         }
         __syncthreads();
