@@ -547,6 +547,7 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
     if (rc == MF_OK)
         rc = mf_result_alloc(res, g, !opt->cut_only);
     int blocks = 1;
+    res->stats.setup_seconds = mf_now() - t0;
     if (rc == MF_OK) {
         memset(v, 0, sizeof(bk_node) * (size_t)n);
         for (int32_t u = 0; u < n; u++) {

@@ -270,6 +270,7 @@ int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf
         return mf_fail(err, rc, NULL, 0, "CPU engine: %s", mf_strerror(rc));
     }
     int32_t n = g->num_vertices, s = g->source, t = g->sink;
+    const double setup = mf_now() - t0;
 
     /* Phase 1: saturate every residual arc out of the source. */
     mf_pr_saturate(&e, s);
@@ -300,6 +301,7 @@ int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf
     res->stats.phase1_seconds = t1 - t0;
     res->stats.phase2_seconds = t2 - t1;
     res->stats.solve_seconds = t2 - t0;
+    res->stats.setup_seconds = setup;
     res->stats.pushes = e.pushes;
     res->stats.relabels = e.relabels;
     res->stats.global_relabels = e.global_relabels;

@@ -391,6 +391,7 @@ int mf_ibfs(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *
     int rc = ib_init(&b, g, opt->cut_only);
     if (rc == MF_OK)
         rc = mf_result_alloc(res, g, !opt->cut_only);
+    const double setup = mf_now() - t0;
     if (rc) {
         ib_free(&b);
         return mf_fail(err, rc, NULL, 0, "CPU engine (IBFS): %s", mf_strerror(rc));
@@ -436,6 +437,7 @@ int mf_ibfs(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *
     double t1 = mf_now();
     res->flow_value = b.flow + g->flow_offset;
     res->stats.phase1_seconds = res->stats.solve_seconds = t1 - t0;
+    res->stats.setup_seconds = setup;
     res->stats.pushes = b.augmentations;
     res->stats.relabels = b.relabels;
     res->stats.engine_used = MF_ENGINE_CPU;

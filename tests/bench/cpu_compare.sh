@@ -4,7 +4,11 @@
 # synthetic strokes), solve times alone; prints one row per photo and the
 # geometric means. Flow values must agree. flowcut's engine time includes
 # building its residual graph from the stored arcs; EIBFS reports that
-# step apart (init), so the last column adds it back: eibfs_init_solve.
+# step apart (init), so eibfs_init_solve adds it back; and flowcut reports
+# its own set-up apart too (bk_t1_setup), so the search alone compares with
+# EIBFS's solve alone (bk_t1 - bk_t1_setup against eibfs, bk_t1_setup
+# against eibfs_init). REPEATS=N (default 1) runs each solver N times per
+# photo, fresh processes, and keeps the median.
 #   tests/bench/cpu_compare.sh FLOWCUT PEERS_BUILD_DIR [LIMIT]
 # Needs ../shared/data/seg-dev, python3 with OpenCV (PYTHON), the peers
 # built by ../shared/peers/build.sh. FLOWCUT_SEG_DEV names another copy of seg-dev.
@@ -27,28 +31,42 @@ for n in sorted(os.listdir(os.path.join(data, "images"))):
     lab = cv2.imread(os.path.join(data, "labels", n), cv2.IMREAD_GRAYSCALE)
     cv2.imwrite(os.path.join(out, n), seg_eval.make_seeds(lab, n))
 PY
-printf "name\tvertices\tpr\tbk_t1\tbk_t%s\tibfs\tpeer_bk\teibfs\teibfs_init_solve\n" "$(nproc)"
+R=${REPEATS:-1}
+# median of the lines on stdin by the first field (the whole line is kept)
+median() { sort -g | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }'; }
+printf "name\tvertices\tpr\tbk_t1\tbk_t%s\tibfs\tpeer_bk\teibfs\teibfs_init_solve\tbk_t1_setup\teibfs_init\n" "$(nproc)"
 ls "$DATA/images" | head -n "$LIMIT" | while read -r n; do
     "$F" graph "$DATA/images/$n" --seeds "$T/seeds/$n" -o "$T/g.max" -f 2>/dev/null || continue
     row="${n%.*}\t$(sed -n 's/^p max \([0-9]*\).*/\1/p' "$T/g.max" | head -n1)"
-    flow=""
+    flow="" bk_setup=0
     for a in "push-relabel --threads 1" "bk --threads 1" "bk" "ibfs"; do
-        j=$("$F" maxflow "$T/g.max" --engine cpu --json --cpu-algorithm $a)
-        row="$row\t$(grep -oE '"engine": [0-9.e-]+' <<<"$j" | awk '{print $2}')"
-        f=$(grep -oE '"flow": [0-9]+' <<<"$j" | awk '{print $2}')
+        # "engine setup flow" of each run, the median by engine time
+        m=$(for r in $(seq "$R"); do
+            j=$("$F" maxflow "$T/g.max" --engine cpu --json --cpu-algorithm $a)
+            echo "$(grep -oE '"engine": [0-9.e-]+' <<<"$j" | awk '{print $2}') $(grep -oE '"setup": [0-9.e-]+' <<<"$j" | awk '{print $2}') $(grep -oE '"flow": [0-9]+' <<<"$j" | awk '{print $2}')"
+        done | median)
+        read -r e su f <<<"$m"
+        row="$row\t$e"
+        [ "$a" = "bk --threads 1" ] && bk_setup=$su
         [ -z "$flow" ] && flow=$f
         [ "$f" = "$flow" ] || echo "${n%.*}: $a flow $f, want $flow" >&2
     done
     "$P/bench_io" dimacs_to_bbk "$T/g.max" >/dev/null 2>&1
-    out=$("$P/demo" "$T/g.max.bbk" bk eibfs 2>&1)
-    for t in $(sed -n 's/^solving\.\.\. \([0-9.e-]*\) seconds.*/\1/p' <<<"$out"); do row="$row\t$t"; done
-    init=$(sed -n 's/^init\.\.\. \([0-9.e-]*\) seconds.*/\1/p' <<<"$out" | tail -n1)
-    solve=$(sed -n 's/^solving\.\.\. \([0-9.e-]*\) seconds.*/\1/p' <<<"$out" | tail -n1)
-    row="$row\t$(awk -v a="${init:-0}" -v b="$solve" 'BEGIN { printf "%.6f", a + b }')"
-    grep -oE 'maxflow: [0-9]+' <<<"$out" | awk '{print $2}' | sort -u | grep -qx "$flow" || echo "${n%.*}: peers' flow differs" >&2
+    for p in bk eibfs; do
+        # "solve init" of each run, the median by solve time
+        m=$(for r in $(seq "$R"); do
+            out=$("$P/demo" "$T/g.max.bbk" $p 2>&1)
+            grep -oE 'maxflow: [0-9]+' <<<"$out" | awk '{print $2}' | grep -qx "$flow" || echo "${n%.*}: $p's flow differs" >&2
+            echo "$(sed -n 's/^solving\.\.\. \([0-9.e-]*\) seconds.*/\1/p' <<<"$out" | head -n1) $(sed -n 's/^init\.\.\. \([0-9.e-]*\) seconds.*/\1/p' <<<"$out" | head -n1)"
+        done | median)
+        read -r solve init <<<"$m"
+        row="$row\t$solve"
+    done
+    row="$row\t$(awk -v a="${init:-0}" -v b="$solve" 'BEGIN { printf "%.6f", a + b }')\t$bk_setup\t${init:-0}"
     printf "$row\n"
     rm -f "$T"/g.*
 done | tee "$T/rows"
-awk -F'\t' 'NF >= 9 { for (i = 3; i <= 9; i++) s[i] += log($i); c++ }
-    END { printf "geomean (%d photos)", c; for (i = 3; i <= 9; i++) printf "\t%.4f", exp(s[i] / c); printf "\n";
-          printf "BK 1 thread / EIBFS solve %.2f, / EIBFS init + solve %.2f\n", exp((s[4] - s[8]) / c), exp((s[4] - s[9]) / c) }' "$T/rows"
+awk -F'\t' 'NF >= 11 { for (i = 3; i <= 11; i++) s[i] += log($i); q += log($4 - $10); c++ }
+    END { printf "geomean (%d photos)", c; for (i = 3; i <= 11; i++) printf "\t%.4f", exp(s[i] / c); printf "\n";
+          printf "BK 1 thread / EIBFS solve %.2f, / EIBFS init + solve %.2f\n", exp((s[4] - s[8]) / c), exp((s[4] - s[9]) / c);
+          printf "BK 1 thread search alone / EIBFS solve alone %.2f; set-up / EIBFS init %.2f\n", exp(q / c - s[8] / c), exp((s[10] - s[11]) / c) }' "$T/rows"

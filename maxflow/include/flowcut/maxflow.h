@@ -228,6 +228,10 @@ typedef struct mf_stats {
     int warm;
     int64_t changed_arcs, deficits;
     char device_name[128];
+    /* CPU: the part of solve_seconds spent building the engine's residual
+     * graph and terminal residuals from g (what the reference solvers call
+     * init), so that the search alone can be compared with theirs */
+    double setup_seconds;
 } mf_stats;
 
 /* Result of a solve. flow[a] is the flow on stored arc a: after phase 2 a

@@ -59,7 +59,7 @@ class MfStats(ctypes.Structure):
                 ("rounds", ctypes.c_int64), ("bfs_levels", ctypes.c_int64), ("visits", ctypes.c_int64),
                 ("relabel_seconds", ctypes.c_double), ("engine_used", ctypes.c_int), ("warm", ctypes.c_int),
                 ("changed_arcs", ctypes.c_int64), ("deficits", ctypes.c_int64),
-                ("device_name", ctypes.c_char * 128)]
+                ("device_name", ctypes.c_char * 128), ("setup_seconds", ctypes.c_double)]
 
 
 class MfResult(ctypes.Structure):
