@@ -23,6 +23,7 @@
  * (conservation holds), mapped back onto the stored arcs at the end. */
 #include "cpu_engines.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -222,7 +223,7 @@ static void adopt(bk_run *b, int32_t v)
     int32_t best = NO_PARENT, best_d = FAR_AWAY;
     for (int32_t q = b->first[v]; q < b->first[v + 1]; q++) {
         int32_t w = arcs[q].head;
-        if (b->v[w].tree != side || !inside(b, w))
+        if (!inside(b, w) || b->v[w].tree != side) /* no read of another block's node */
             continue;
         /* the tree's residual direction: w -> v for source, v -> w for sink */
         int32_t res = side == SRC_TREE ? arcs[q].rres : arcs[q].res;
@@ -245,7 +246,7 @@ static void adopt(bk_run *b, int32_t v)
     b->v[v].parent = NO_PARENT;
     for (int32_t q = b->first[v]; q < b->first[v + 1]; q++) {
         int32_t w = arcs[q].head;
-        if (b->v[w].tree != side || !inside(b, w))
+        if (!inside(b, w) || b->v[w].tree != side) /* no read of another block's node */
             continue;
         int32_t res = side == SRC_TREE ? arcs[q].rres : arcs[q].res;
         if (res > 0)
@@ -383,22 +384,6 @@ static void *job_main(void *arg)
     return NULL;
 }
 
-static void jobs_range(void *ctx, int32_t lo, int32_t hi)
-{
-    for (int32_t i = lo; i < hi; i++)
-        job_main((bk_job *)ctx + i);
-}
-
-/* Runs jobs[0 .. count), each on a thread of its own. */
-static int run_jobs(bk_job *jobs, int count)
-{
-    mf_parallel_for(count, count, 1, jobs_range, jobs);
-    for (int i = 0; i < count; i++)
-        if (jobs[i].nomem)
-            return MF_ERR_NOMEM;
-    return MF_OK;
-}
-
 int mf_cpu_threads(const mf_options *opt)
 {
     if (opt && opt->threads > 0)
@@ -480,39 +465,130 @@ static void job_init(bk_job *j, mf_residual *r, bk_node *v, int64_t *tr, int32_t
     j->mid = mid;
 }
 
+/* The merge tree as tasks: blocks are leaves, each merge waits for its two
+ * halves. A pool of threads takes whatever task is ready, so a merge starts
+ * as soon as its own halves are done rather than when the slowest block of
+ * a level is (block times differ by 10x and more on photos: the flow each
+ * band must route depends on its content), and there can be more blocks
+ * than threads to spread that work. */
+typedef struct bk_task {
+    bk_job job;
+    int32_t lo, hi, mid;
+    int32_t time;   /* above every stamp its halves left */
+    int parent;     /* the merge that waits for it, -1 at the root */
+    int pending;    /* halves not yet finished */
+} bk_task;
+
+typedef struct bk_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bk_task *tasks;
+    mf_residual *r;
+    bk_node *v;
+    int64_t *tr;
+    int *ready, nready; /* a stack: a merge just made ready runs next */
+    int left;           /* tasks not finished */
+    int nomem;
+    int64_t flow, augmentations;
+} bk_pool;
+
+static void *pool_worker(void *arg)
+{
+    bk_pool *p = arg;
+    pthread_mutex_lock(&p->lock);
+    while (p->left > 0) {
+        if (!p->nready) {
+            pthread_cond_wait(&p->wake, &p->lock);
+            continue;
+        }
+        int i = p->ready[--p->nready];
+        bk_task *t = &p->tasks[i];
+        int skip = p->nomem; /* after a failure the rest only count down */
+        pthread_mutex_unlock(&p->lock);
+        if (!skip) {
+            job_init(&t->job, p->r, p->v, p->tr, t->lo, t->hi, t->mid, t->time);
+            job_main(&t->job);
+        }
+        pthread_mutex_lock(&p->lock);
+        p->nomem |= t->job.nomem;
+        p->flow += t->job.run.flow;
+        p->augmentations += t->job.run.augmentations;
+        p->left--;
+        if (t->parent >= 0) {
+            bk_task *up = &p->tasks[t->parent];
+            if (t->job.run.time + 1 > up->time)
+                up->time = t->job.run.time + 1;
+            if (--up->pending == 0)
+                p->ready[p->nready++] = t->parent;
+        }
+        pthread_cond_broadcast(&p->wake);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Blocks per thread (FLOWCUT_BK_BLOCKS_PER_THREAD overrides, experiments). */
+#define BLOCKS_PER_THREAD 2
+
 static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int64_t *tr, int threads, int64_t *flow,
                         int64_t *augmentations, int *blocks_used)
 {
     int32_t bound[MAX_BLOCKS + 1];
-    bk_job jobs[MAX_BLOCKS];
-    int k = plan_blocks(g, r, threads, bound);
+    const char *env = getenv("FLOWCUT_BK_BLOCKS_PER_THREAD");
+    int per = env && atoi(env) > 0 ? atoi(env) : BLOCKS_PER_THREAD;
+    int k = plan_blocks(g, r, threads > 1 ? threads * per : 1, bound);
     *blocks_used = k;
-    int32_t time = 0;
-    for (int i = 0; i < k; i++)
-        job_init(&jobs[i], r, v, tr, bound[i], bound[i + 1], -1, time);
-    int count = k;
-    for (;;) {
-        int rc = run_jobs(jobs, count);
-        if (rc)
-            return rc;
-        for (int i = 0; i < count; i++) {
-            *flow += jobs[i].run.flow;
-            *augmentations += jobs[i].run.augmentations;
-            if (jobs[i].run.time + 1 > time)
-                time = jobs[i].run.time + 1;
-        }
-        if (k == 1)
-            return MF_OK;
-        /* merge neighbours pairwise; an odd block out waits a level */
-        int nk = 0;
-        count = 0;
-        for (int i = 0; i < k; i += 2) {
-            if (i + 1 < k)
-                job_init(&jobs[count++], r, v, tr, bound[i], bound[i + 2], bound[i + 1], time);
-            bound[++nk] = bound[i + 1 < k ? i + 2 : i + 1];
-        }
-        k = nk;
+    if (k == 1) {
+        bk_job job;
+        job_init(&job, r, v, tr, 0, g->num_vertices, -1, 0);
+        job_main(&job);
+        *flow += job.run.flow;
+        *augmentations += job.run.augmentations;
+        return job.nomem ? MF_ERR_NOMEM : MF_OK;
     }
+    bk_task tasks[2 * MAX_BLOCKS];
+    int ready[2 * MAX_BLOCKS];
+    memset(tasks, 0, sizeof tasks);
+    /* leaves, then merges of neighbours pairwise level by level (an odd
+     * one out moves up a level), the root last */
+    int level[MAX_BLOCKS], nl = k, count = k;
+    for (int i = 0; i < k; i++) {
+        tasks[i] = (bk_task){.lo = bound[i], .hi = bound[i + 1], .mid = -1, .parent = -1};
+        level[i] = i;
+    }
+    while (nl > 1) {
+        int nn = 0;
+        for (int i = 0; i < nl; i += 2) {
+            if (i + 1 == nl) {
+                level[nn++] = level[i];
+                continue;
+            }
+            bk_task *a = &tasks[level[i]], *b = &tasks[level[i + 1]];
+            tasks[count] = (bk_task){.lo = a->lo, .hi = b->hi, .mid = b->lo, .parent = -1, .pending = 2};
+            a->parent = b->parent = count;
+            level[nn++] = count++;
+        }
+        nl = nn;
+    }
+    bk_pool p = {.tasks = tasks, .r = r, .v = v, .tr = tr, .ready = ready, .left = count};
+    for (int i = 0; i < k; i++)
+        ready[p.nready++] = k - 1 - i; /* the first blocks first */
+    pthread_mutex_init(&p.lock, NULL);
+    pthread_cond_init(&p.wake, NULL);
+    int nt = threads < k ? threads : k;
+    pthread_t tid[MAX_BLOCKS];
+    int started = 0;
+    for (int i = 1; i < nt; i++)
+        if (pthread_create(&tid[started], NULL, pool_worker, &p) == 0)
+            started++;
+    pool_worker(&p); /* this thread works too; alone if none could start */
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    pthread_mutex_destroy(&p.lock);
+    pthread_cond_destroy(&p.wake);
+    *flow += p.flow;
+    *augmentations += p.augmentations;
+    return p.nomem ? MF_ERR_NOMEM : MF_OK;
 }
 
 int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err)

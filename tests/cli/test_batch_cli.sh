@@ -134,10 +134,12 @@ if ! "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
     expect_stderr 'no CUDA device|no CUDA support' "says why"
 fi
 
-# --- Ctrl-C: stops cleanly, leaves no partial file, a rerun resumes
-mkdir -p "$TMPD/big" "$TMPD/bigseeds"
+# --- Ctrl-C: stops cleanly, leaves no partial file, a rerun resumes (40 photos:
+# a run must still be going after half a second on a fast machine)
+mkdir -p "$TMPD/big" "$TMPD/bigseeds" "$TMPD/many" "$TMPD/manyseeds"
 for i in 1 2 3 4 5 6 7 8; do cp "$EX/coffee.png" "$TMPD/big/p$i.png"; cp "$EX/coffee-seeds.png" "$TMPD/bigseeds/p$i.png"; done
-"$FLOWCUT" batch "$TMPD/big" -o "$TMPD/bigout" --seeds-dir "$TMPD/bigseeds" --jobs 1 --engine cpu 2>"$TMPD/err" &
+for i in $(seq 40); do ln -s "$EX/coffee.png" "$TMPD/many/p$i.png"; ln -s "$EX/coffee-seeds.png" "$TMPD/manyseeds/p$i.png"; done
+"$FLOWCUT" batch "$TMPD/many" -o "$TMPD/manyout" --seeds-dir "$TMPD/manyseeds" --jobs 1 --engine cpu 2>"$TMPD/err" &
 pid=$!
 sleep 0.5
 kill -INT $pid
@@ -145,12 +147,12 @@ wait $pid
 code=$?
 [ $code -eq 130 ] && pass || fail "interrupted batch exits 130, got $code"
 expect_stderr 'interrupted' "says it was interrupted"
-[ -z "$(find "$TMPD/bigout" -name '.*' 2>/dev/null)" ] && pass || fail "temporary files after Ctrl-C"
-done_before=$(find "$TMPD/bigout" -name '*.png' 2>/dev/null | wc -l)
-[ "$done_before" -lt 8 ] && pass || fail "Ctrl-C did not stop the run"
-expect_exit 0 "resume" -- "$FLOWCUT" batch "$TMPD/big" -o "$TMPD/bigout" --seeds-dir "$TMPD/bigseeds" --engine cpu
-expect_stderr "$((8 - done_before)) ok, 0 failed, $done_before skipped" "resume does the rest"
-expect_same "$TMPD/a.png" "$TMPD/bigout/p8.png" "resumed mask"
+[ -z "$(find "$TMPD/manyout" -name '.*' 2>/dev/null)" ] && pass || fail "temporary files after Ctrl-C"
+done_before=$(find "$TMPD/manyout" -name '*.png' 2>/dev/null | wc -l)
+[ "$done_before" -lt 40 ] && pass || fail "Ctrl-C did not stop the run"
+expect_exit 0 "resume" -- "$FLOWCUT" batch "$TMPD/many" -o "$TMPD/manyout" --seeds-dir "$TMPD/manyseeds" --engine cpu
+expect_stderr "$((40 - done_before)) ok, 0 failed, $done_before skipped" "resume does the rest"
+expect_same "$TMPD/a.png" "$TMPD/manyout/p40.png" "resumed mask"
 
 # --- with a GPU: several photos on it at once (streams); the masks are the CPU engine's
 if "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
