@@ -6,11 +6,15 @@
 # solve time alone). Masks of every thread count must be identical.
 #   tests/bench/cpu_scaling.sh FLOWCUT PEERS_BUILD_DIR|- [SIZES] [THREADS]
 # THREADS12 overrides THREADS at 12 Mpx. Needs python3 with OpenCV (PYTHON); PEERS_BUILD_DIR from
-# ../shared/peers/build.sh, or - to time flowcut alone.
+# ../shared/peers/build.sh, or - to time flowcut alone. With the peers, `flowcut maxflow` of the
+# same network on 1 thread also prints its set-up and search apart, beside EIBFS's init and
+# solve. NOPRIOR=1: the networks without the geodesic prior (λ 150, as before issue 15).
 set -uo pipefail
 F=${1:?usage: cpu_scaling.sh FLOWCUT PEERS_DIR|- [SIZES] [THREADS]}
 P=${2:--}
 SIZES=${3:-1 3 12}
+NET=()
+[ "${NOPRIOR:-0}" = 1 ] && NET=(--geodesic 0 --border off --lambda 150)
 THREADS=${4:-1 2 4 8 16}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
@@ -32,26 +36,32 @@ for s in $SIZES; do
     [ "$s" = 12 ] && threads=${THREADS12:-$THREADS}
     for t in $threads; do
         "$F" segment "$T/img$s.png" --seeds "$T/seeds$s.png" -o "$T/m$t.png" -f -q --engine cpu \
-            --cpu-algorithm bk --threads "$t" --time 2>"$T/t" || { echo "$s bk t$t failed: $(cat "$T/t")"; continue; }
+            "${NET[@]}" --cpu-algorithm bk --threads "$t" --time 2>"$T/t" || { echo "$s bk t$t failed: $(cat "$T/t")"; continue; }
         printf "%-5s %-14s %s\n" "$s" "flowcut bk t$t" "$(sed -n 's/.*solve \([0-9.]*\).*/\1/p' "$T/t")"
         [ -z "$ref" ] && ref=$T/m$t.png
         cmp -s "$ref" "$T/m$t.png" || echo "$s Mpx: MASK OF $t THREADS DIFFERS"
     done
     if [ "${SKIP_IBFS:-0}" != 1 ]; then
         "$F" segment "$T/img$s.png" --seeds "$T/seeds$s.png" -o "$T/mi.png" -f -q --engine cpu \
-            --cpu-algorithm ibfs --time 2>"$T/t"
+            "${NET[@]}" --cpu-algorithm ibfs --time 2>"$T/t"
         printf "%-5s %-14s %s\n" "$s" "flowcut ibfs" "$(sed -n 's/.*solve \([0-9.]*\).*/\1/p' "$T/t")"
         cmp -s "$ref" "$T/mi.png" || echo "$s Mpx: IBFS MASK DIFFERS"
     fi
     [ "$P" = - ] && continue
-    "$F" graph "$T/img$s.png" --seeds "$T/seeds$s.png" -o "$T/g.max" -f
+    "$F" graph "$T/img$s.png" --seeds "$T/seeds$s.png" "${NET[@]}" -o "$T/g.max" -f
+    j=$("$F" maxflow "$T/g.max" --engine cpu --cpu-algorithm bk --threads 1 --json)
+    e=$(grep -oE '"engine": [0-9.e-]+' <<<"$j" | awk '{print $2}')
+    su=$(grep -oE '"setup": [0-9.e-]+' <<<"$j" | awk '{print $2}')
+    printf "%-5s %-14s %s (set-up %s, search %s)\n" "$s" "maxflow bk t1" "$e" "$su" \
+        "$(awk -v a="$e" -v b="$su" 'BEGIN { printf "%.6f", a - b }')"
     "$P/bench_io" dimacs_to_bbk "$T/g.max" >/dev/null 2>&1
     rm -f "$T/g.max"
     peers=${PEERS:-bk mbk eibfs eibfs_i hpf}
     [ "$s" = 12 ] && peers=${PEERS12:-eibfs eibfs_i}
     for p in $peers; do
         out=$(timeout 200 "$P/demo" "$T/g.max.bbk" "$p" 2>&1)
-        printf "%-5s %-14s %s\n" "$s" "$p" "$(sed -n 's/^solving\.\.\. \([0-9.e-]*\) seconds.*/\1/p' <<<"$out" | head -n1)"
+        printf "%-5s %-14s %s%s\n" "$s" "$p" "$(sed -n 's/^solving\.\.\. \([0-9.e-]*\) seconds.*/\1/p' <<<"$out" | head -n1)" \
+            "$(sed -n 's/^init\.\.\. \([0-9.e-]*\) seconds.*/ (init \1)/p' <<<"$out" | head -n1)"
     done
     rm -f "$T/g.max.bbk"
 done
