@@ -152,6 +152,9 @@ static void test_thread_counts_give_identical_cuts(void **state)
             if (threads > 1) {
                 assert_true(r.flow_value == one.flow_value);
                 assert_memory_equal(r.source_side, one.source_side, (size_t)g.num_vertices);
+                /* BK: two blocks a thread, so that the pool runs more tasks than threads */
+                if (PATH_ALGORITHM == MF_CPU_BK && r.stats.rounds != 2 * threads)
+                    fail_msg("%d threads: %lld blocks, want %d", threads, (long long)r.stats.rounds, 2 * threads);
                 mf_result_free(&r);
             }
         }
@@ -159,6 +162,40 @@ static void test_thread_counts_give_identical_cuts(void **state)
         mf_graph_free(&g);
         mf_arclist_free(&list);
     }
+    /* as many blocks as threads, and 4 a thread (up to the cap of 64 blocks) */
+    for (int per = 1; per <= 4; per += 3) {
+        char v[8];
+        snprintf(v, sizeof v, "%d", per);
+        setenv("FLOWCUT_BK_BLOCKS_PER_THREAD", v, 1);
+        mf_arclist list;
+        mf_graph g;
+        mf_result one;
+        assert_int_equal(mf_gen_grid(300, 120, 8, 4, &list), MF_OK);
+        assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+        for (int threads = 1; threads <= 24; threads += threads < 3 ? 1 : 7) {
+            mf_options opt;
+            mf_result r;
+            mf_options_default(&opt);
+            opt.engine = MF_ENGINE_CPU;
+            opt.cpu_algorithm = PATH_ALGORITHM;
+            opt.threads = threads;
+            opt.cut_only = 1;
+            assert_int_equal(mf_solve(&g, &opt, threads == 1 ? &one : &r, &err), MF_OK);
+            if (threads > 1) {
+                assert_true(r.flow_value == one.flow_value);
+                assert_memory_equal(r.source_side, one.source_side, (size_t)g.num_vertices);
+                int want = per * threads < 64 ? per * threads : 64;
+                if (PATH_ALGORITHM == MF_CPU_BK && r.stats.rounds != want)
+                    fail_msg("%d a thread, %d threads: %lld blocks, want %d", per, threads,
+                             (long long)r.stats.rounds, want);
+                mf_result_free(&r);
+            }
+        }
+        mf_result_free(&one);
+        mf_graph_free(&g);
+        mf_arclist_free(&list);
+    }
+    unsetenv("FLOWCUT_BK_BLOCKS_PER_THREAD");
     unsetenv("FLOWCUT_BK_MIN_BLOCK");
     unsetenv("FLOWCUT_BK_MAX_CROSSING");
 }
