@@ -88,6 +88,44 @@ static void test_grids_match_push_relabel(void **state)
     }
 }
 
+/* A width x height grid solved on 1 to max_threads threads: the same value
+ * and cut every time, and BK with per blocks a thread (64 at most), so that
+ * its pool runs more tasks than threads. */
+static void grid_cuts_agree(int32_t width, int32_t height, int conn, uint64_t seed, int max_threads, int per,
+                            int cut_only)
+{
+    mf_error err = {0};
+    mf_arclist list;
+    mf_graph g;
+    mf_result one;
+    assert_int_equal(mf_gen_grid(width, height, conn, seed, &list), MF_OK);
+    assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+    static const int counts[] = {1, 2, 3, 4, 5, 8, 12, 16, 24};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0] && counts[i] <= max_threads; i++) {
+        const int threads = counts[i];
+        mf_options opt;
+        mf_result r;
+        mf_options_default(&opt);
+        opt.engine = MF_ENGINE_CPU;
+        opt.cpu_algorithm = PATH_ALGORITHM;
+        opt.threads = threads;
+        opt.cut_only = cut_only;
+        assert_int_equal(mf_solve(&g, &opt, threads == 1 ? &one : &r, &err), MF_OK);
+        if (threads == 1)
+            continue;
+        assert_true(r.flow_value == one.flow_value);
+        assert_memory_equal(r.source_side, one.source_side, (size_t)g.num_vertices);
+        int want = per * threads < 64 ? per * threads : 64;
+        if (PATH_ALGORITHM == MF_CPU_BK && r.stats.rounds != want)
+            fail_msg("%dx%d, %d a thread, %d threads: %lld blocks, want %d", width, height, per, threads,
+                     (long long)r.stats.rounds, want);
+        mf_result_free(&r);
+    }
+    mf_result_free(&one);
+    mf_graph_free(&g);
+    mf_arclist_free(&list);
+}
+
 /* Any thread count gives the same value and the same canonical cut: BK
  * merges blocks of vertices (forced here on small graphs, and on graphs
  * whose arcs cross the blocks, which the engine would solve serially). */
@@ -135,66 +173,13 @@ static void test_thread_counts_give_identical_cuts(void **state)
         }
     }
     /* grids in row order: the blocks are row bands, as in photos */
-    for (int conn = 4; conn <= 8; conn += 4) {
-        mf_arclist list;
-        mf_graph g;
-        mf_result one;
-        assert_int_equal(mf_gen_grid(210, 160, conn, 9, &list), MF_OK);
-        assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
-        for (int threads = 1; threads <= 16; threads += threads < 4 ? 1 : 4) {
-            mf_options opt;
-            mf_result r;
-            mf_options_default(&opt);
-            opt.engine = MF_ENGINE_CPU;
-            opt.cpu_algorithm = PATH_ALGORITHM;
-            opt.threads = threads;
-            assert_int_equal(mf_solve(&g, &opt, threads == 1 ? &one : &r, &err), MF_OK);
-            if (threads > 1) {
-                assert_true(r.flow_value == one.flow_value);
-                assert_memory_equal(r.source_side, one.source_side, (size_t)g.num_vertices);
-                /* BK: two blocks a thread, so that the pool runs more tasks than threads */
-                if (PATH_ALGORITHM == MF_CPU_BK && r.stats.rounds != 2 * threads)
-                    fail_msg("%d threads: %lld blocks, want %d", threads, (long long)r.stats.rounds, 2 * threads);
-                mf_result_free(&r);
-            }
-        }
-        mf_result_free(&one);
-        mf_graph_free(&g);
-        mf_arclist_free(&list);
-    }
+    grid_cuts_agree(210, 160, 4, 9, 16, 2, 0);
+    grid_cuts_agree(210, 160, 8, 9, 16, 2, 0);
     /* as many blocks as threads, and 4 a thread (up to the cap of 64 blocks) */
-    for (int per = 1; per <= 4; per += 3) {
-        char v[8];
-        snprintf(v, sizeof v, "%d", per);
-        setenv("FLOWCUT_BK_BLOCKS_PER_THREAD", v, 1);
-        mf_arclist list;
-        mf_graph g;
-        mf_result one;
-        assert_int_equal(mf_gen_grid(300, 120, 8, 4, &list), MF_OK);
-        assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
-        for (int threads = 1; threads <= 24; threads += threads < 3 ? 1 : 7) {
-            mf_options opt;
-            mf_result r;
-            mf_options_default(&opt);
-            opt.engine = MF_ENGINE_CPU;
-            opt.cpu_algorithm = PATH_ALGORITHM;
-            opt.threads = threads;
-            opt.cut_only = 1;
-            assert_int_equal(mf_solve(&g, &opt, threads == 1 ? &one : &r, &err), MF_OK);
-            if (threads > 1) {
-                assert_true(r.flow_value == one.flow_value);
-                assert_memory_equal(r.source_side, one.source_side, (size_t)g.num_vertices);
-                int want = per * threads < 64 ? per * threads : 64;
-                if (PATH_ALGORITHM == MF_CPU_BK && r.stats.rounds != want)
-                    fail_msg("%d a thread, %d threads: %lld blocks, want %d", per, threads,
-                             (long long)r.stats.rounds, want);
-                mf_result_free(&r);
-            }
-        }
-        mf_result_free(&one);
-        mf_graph_free(&g);
-        mf_arclist_free(&list);
-    }
+    setenv("FLOWCUT_BK_BLOCKS_PER_THREAD", "1", 1);
+    grid_cuts_agree(300, 120, 8, 4, 24, 1, 1);
+    setenv("FLOWCUT_BK_BLOCKS_PER_THREAD", "4", 1);
+    grid_cuts_agree(300, 120, 8, 4, 24, 4, 1);
     unsetenv("FLOWCUT_BK_BLOCKS_PER_THREAD");
     unsetenv("FLOWCUT_BK_MIN_BLOCK");
     unsetenv("FLOWCUT_BK_MAX_CROSSING");
