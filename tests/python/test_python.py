@@ -341,6 +341,9 @@ class TestGrid(unittest.TestCase):
                     g.add_grid_tedges(ids, tsrc, tsnk)
                     want, reach = self.hand_built(ids, weights, st, symmetric, tsrc, tsnk)
                     self.assertEqual(g.maxflow(engine="cpu", threads=1 + len(shape)), want)
+                    # the engine's set-up is a part of its time
+                    self.assertEqual(g.stats["engine"], "cpu")
+                    self.assertTrue(0 < g.stats["setup_seconds"] <= g.stats["solve_seconds"])
                     seg = g.get_grid_segments(ids)
                     self.assertEqual(seg.shape, ids.shape)
                     self.assertTrue(np.array_equal(seg, np.vectorize(lambda v: v in reach)(ids)))

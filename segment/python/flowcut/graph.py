@@ -224,7 +224,8 @@ class Graph:
         self._side = side[:self._n].astype(bool)
         st = res.stats
         self.stats = {"engine": "gpu" if st.engine_used == 2 else "cpu",
-                      "device": st.device_name.decode(), "solve_seconds": st.solve_seconds}
+                      "device": st.device_name.decode(), "solve_seconds": st.solve_seconds,
+                      "setup_seconds": st.setup_seconds}
         flow = int(res.flow_value)
         self.flow = flow / self.scale if self.scale is not None else flow
         return self.flow
