@@ -44,9 +44,9 @@ enum { FREE = 0, SRC_TREE = 1, SNK_TREE = 2, TERMINAL_VERTEX = 3 };
 
 /* A vertex's search state in one struct: growth touches all of it for
  * each neighbour, so one cache line beats five arrays. The terminal
- * residual, which only roots and augmentations read, lives apart (bk_run.tr):
- * without it a node is 20 bytes instead of 32, and more neighbours share a
- * cache line. */
+ * residual, which only roots and augmentations read, lives apart (bk_run.tr),
+ * and so does the parent vertex, which walks up a tree chase (bk_run.up): a
+ * node is 16 bytes, four to a cache line. */
 typedef struct bk_node {
     int32_t parent;   /* position, in the vertex's arcs, of the arc to its parent */
     int32_t stamp, dist; /* distance-to-terminal cache, valid at stamp */
@@ -454,8 +454,8 @@ static int plan_blocks(const mf_graph *g, const mf_residual *r, int threads, int
     return k;
 }
 
-static void job_init(bk_job *j, mf_residual *r, bk_node *v, int32_t *up, int64_t *tr, int32_t lo, int32_t hi, int32_t mid,
-                     int32_t time)
+static void job_init(bk_job *j, mf_residual *r, bk_node *v, int32_t *up, int64_t *tr, int32_t lo, int32_t hi,
+                     int32_t mid, int32_t time)
 {
     memset(j, 0, sizeof *j);
     j->run.first = r->first;
@@ -535,8 +535,8 @@ static void *pool_worker(void *arg)
 /* Blocks per thread (FLOWCUT_BK_BLOCKS_PER_THREAD overrides, experiments). */
 #define BLOCKS_PER_THREAD 2
 
-static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *up, int64_t *tr, int threads, int64_t *flow,
-                        int64_t *augmentations, int *blocks_used)
+static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *up, int64_t *tr, int threads,
+                        int64_t *flow, int64_t *augmentations, int *blocks_used)
 {
     int32_t bound[MAX_BLOCKS + 1];
     const char *env = getenv("FLOWCUT_BK_BLOCKS_PER_THREAD");
