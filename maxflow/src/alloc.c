@@ -150,3 +150,18 @@ void *mf_calloc_big(size_t count, size_t size)
         memset(p, 0, count * size);
     return p;
 }
+
+/* The allocation countdown of mf_test_fail_allocation (< 0: none). */
+static _Atomic int64_t fail_countdown = -1;
+
+void mf_test_fail_allocation(int64_t after)
+{
+    atomic_store(&fail_countdown, after);
+}
+
+void *mf_malloc(size_t size)
+{
+    if (atomic_load_explicit(&fail_countdown, memory_order_relaxed) >= 0 && atomic_fetch_sub(&fail_countdown, 1) == 0)
+        return NULL;
+    return malloc(size);
+}

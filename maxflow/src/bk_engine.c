@@ -367,10 +367,10 @@ static void *job_main(void *arg)
 {
     bk_job *j = arg;
     bk_run *b = &j->run;
-    b->queue = malloc(sizeof(int32_t) * (size_t)b->size);
-    b->orphans = malloc(sizeof(int32_t) * (size_t)b->size);
+    b->queue = mf_malloc(sizeof(int32_t) * (size_t)b->size);
+    b->orphans = mf_malloc(sizeof(int32_t) * (size_t)b->size);
     /* (vertex, arc) for every vertex: only what paths reach is touched */
-    b->path = malloc(sizeof(int32_t) * 2 * (size_t)b->size);
+    b->path = mf_malloc(sizeof(int32_t) * 2 * (size_t)b->size);
     if (!b->queue || !b->orphans || !b->path) {
         j->nomem = 1;
     } else {

@@ -24,6 +24,13 @@ double mf_now(void);
 /* flow is left NULL unless with_flow. */
 int mf_result_alloc(mf_result *r, const mf_graph *g, int with_flow);
 
+/* malloc, except that tests can make one call fail: after
+ * mf_test_fail_allocation(n) the n-th call from then on (counting from 0)
+ * returns NULL, once; n < 0 turns that off. For the failure paths of code
+ * whose allocations happen on worker threads (BK's blocks). */
+void *mf_malloc(size_t size);
+void mf_test_fail_allocation(int64_t after);
+
 
 /* One residual arc; each stored arc appears twice (forward from its tail,
  * reverse from its head) and sister links the pair. rres mirrors the
