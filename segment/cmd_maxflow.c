@@ -141,10 +141,15 @@ static int report(const char *path, const mf_arclist *list, const mf_graph *g, c
             DISPLAYLEVEL(1, "time: parse %.3f s, build %.3f s, solve %.3f s (%s engine %.3f s, phase 1 %.3f s, phase 2 %.3f s)\n",
                          parse_s, build_s, solve_s, eng, res->stats.solve_seconds, res->stats.phase1_seconds,
                          res->stats.phase2_seconds);
-        else /* the engine's own set-up apart, as the reference solvers report their init */
-            DISPLAYLEVEL(1, "time: parse %.3f s, build %.3f s, solve %.3f s (%s engine %.3f s: set-up %.3f s, search %.3f s)\n",
+        else { /* the engine's own set-up apart, as the reference solvers report their init */
+            DISPLAYLEVEL(1, "time: parse %.3f s, build %.3f s, solve %.3f s (%s engine %.3f s: set-up %.3f s, search %.3f s",
                          parse_s, build_s, solve_s, eng, res->stats.solve_seconds, res->stats.setup_seconds,
                          res->stats.solve_seconds - res->stats.setup_seconds);
+            if (res->stats.phase2_seconds > 0) /* push-relabel's two phases */
+                DISPLAYLEVEL(1, "; phase 1 %.3f s, phase 2 %.3f s", res->stats.phase1_seconds,
+                             res->stats.phase2_seconds);
+            DISPLAYLEVEL(1, ")\n");
+        }
     }
     return 0;
 }

@@ -31,7 +31,6 @@ int mf_result_alloc(mf_result *r, const mf_graph *g, int with_flow);
 void *mf_malloc(size_t size);
 void mf_test_fail_allocation(int64_t after);
 
-
 /* One residual arc; each stored arc appears twice (forward from its tail,
  * reverse from its head) and sister links the pair. rres mirrors the
  * sister's res: searches that walk toward a terminal (global relabel, the
