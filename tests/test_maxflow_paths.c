@@ -89,6 +89,18 @@ static void test_grids_match_push_relabel(void **state)
     }
 }
 
+/* The CPU engine with the algorithm under test on `threads` threads. */
+static mf_options path_options(int threads, int cut_only)
+{
+    mf_options opt;
+    mf_options_default(&opt);
+    opt.engine = MF_ENGINE_CPU;
+    opt.cpu_algorithm = PATH_ALGORITHM;
+    opt.threads = threads;
+    opt.cut_only = cut_only;
+    return opt;
+}
+
 /* A width x height grid solved on 1 to max_threads threads: the same value
  * and cut every time, and BK with per blocks a thread (64 at most), so that
  * its pool runs more tasks than threads. */
@@ -104,13 +116,8 @@ static void grid_cuts_agree(int32_t width, int32_t height, int conn, uint64_t se
     static const int counts[] = {1, 2, 3, 4, 5, 8, 12, 16, 24};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0] && counts[i] <= max_threads; i++) {
         const int threads = counts[i];
-        mf_options opt;
+        mf_options opt = path_options(threads, cut_only);
         mf_result r;
-        mf_options_default(&opt);
-        opt.engine = MF_ENGINE_CPU;
-        opt.cpu_algorithm = PATH_ALGORITHM;
-        opt.threads = threads;
-        opt.cut_only = cut_only;
         assert_int_equal(mf_solve(&g, &opt, threads == 1 ? &one : &r, &err), MF_OK);
         if (threads == 1)
             continue;
@@ -145,13 +152,9 @@ static void test_thread_counts_give_identical_cuts(void **state)
             int64_t value = reference_max_flow(&list, want);
             assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
             for (int threads = 1; threads <= 8; threads++) {
-                mf_options opt;
+                mf_options opt = path_options(threads, 0);
                 mf_result r;
-                mf_options_default(&opt);
-                opt.engine = MF_ENGINE_CPU;
-                opt.cpu_algorithm = PATH_ALGORITHM;
                 opt.phase2 = 1;
-                opt.threads = threads;
                 assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
                 if (r.flow_value != value || memcmp(r.source_side, want, (size_t)g.num_vertices))
                     fail_msg("family %d seed %llu, %d threads: value %lld, want %lld, or the cut differs",
@@ -203,12 +206,7 @@ static void test_allocation_failure_in_blocks(void **state)
     mf_result one, r;
     assert_int_equal(mf_gen_grid(210, 160, 8, 5, &list), MF_OK);
     assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
-    mf_options opt;
-    mf_options_default(&opt);
-    opt.engine = MF_ENGINE_CPU;
-    opt.cpu_algorithm = PATH_ALGORITHM;
-    opt.cut_only = 1;
-    opt.threads = 1;
+    mf_options opt = path_options(1, 1);
     assert_int_equal(mf_solve(&g, &opt, &one, &err), MF_OK);
     opt.threads = 6; /* 12 blocks, 23 tasks of 3 buffers each */
     int failures = 0;
