@@ -128,25 +128,31 @@ static void test_alloc_cache(void **state)
     mf_free_big(NULL);
 }
 
-/* --cpu-algorithm auto: BK on small networks whose vertices mostly hang on
- * a terminal arc (photos, grids), push-relabel on small ones with a few
- * terminal arcs (genrmf, RLG), BK on any graph of 0.35 to 6 million. */
+/* --cpu-algorithm auto: BK where most vertices hang on a terminal arc
+ * (photos, grids, matchings, dense DAGs) at any size, push-relabel where
+ * the vertices lie far from the source (genrmf, RLG; the old rule gave
+ * genrmf of 400,000 vertices to BK), IBFS where they lie near it (R-MAT). */
 static void test_auto_algorithm(void **state)
 {
     (void)state;
     struct {
         int family;
         mf_cpu_algorithm want;
-    } cases[] = {{0, MF_CPU_BK}, {1, MF_CPU_BK}, {2, MF_CPU_PUSH_RELABEL}, {3, MF_CPU_PUSH_RELABEL}, {4, MF_CPU_BK}};
+    } cases[] = {{0, MF_CPU_BK},           {1, MF_CPU_BK},   {2, MF_CPU_PUSH_RELABEL}, {3, MF_CPU_PUSH_RELABEL},
+                 {4, MF_CPU_PUSH_RELABEL}, {5, MF_CPU_IBFS}, {6, MF_CPU_BK},           {7, MF_CPU_BK}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         mf_arclist list;
         mf_graph g;
         mf_error err = {0};
-        int rc = cases[i].family == 0   ? mf_gen_grid(120, 90, 4, 1, &list)
-                 : cases[i].family == 1 ? mf_gen_grid(120, 90, 8, 1, &list)
-                 : cases[i].family == 2 ? mf_gen_genrmf(8, 8, 100, 10000, 1, &list)
-                 : cases[i].family == 3 ? mf_gen_washington_rlg(64, 64, 10000, 1, &list)
-                                        : mf_gen_genrmf(40, 250, 100, 10000, 1, &list); /* 400,000 vertices */
+        int f = cases[i].family;
+        int rc = f == 0   ? mf_gen_grid(120, 90, 4, 1, &list)
+                 : f == 1 ? mf_gen_grid(120, 90, 8, 1, &list)
+                 : f == 2 ? mf_gen_genrmf(8, 8, 100, 10000, 1, &list)
+                 : f == 3 ? mf_gen_washington_rlg(64, 64, 10000, 1, &list)
+                 : f == 4 ? mf_gen_genrmf(40, 250, 100, 10000, 1, &list) /* 400,000 vertices */
+                 : f == 5 ? mf_gen_rmat(14, 16, 8, 10000, 1, &list)
+                 : f == 6 ? mf_gen_matching(3000, 3000, 8, 1, &list)
+                          : mf_gen_acyclic_dense(300, 1, &list);
         assert_int_equal(rc, MF_OK);
         assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
         if (mf_cpu_auto(&g) != cases[i].want)

@@ -428,19 +428,24 @@ void check_dynamic_random(mf_engine engine)
 
 void check_dynamic_generators(mf_engine engine)
 {
-    for (int family = 0; family < 3; family++)
+    /* the first, cold solve by each CPU algorithm in turn (BK's and IBFS's
+     * flows then seed push-relabel's state) */
+    static const mf_cpu_algorithm algorithms[] = {MF_CPU_PUSH_RELABEL, MF_CPU_BK, MF_CPU_IBFS, MF_CPU_AUTO};
+    for (int family = 0; family < 4; family++)
         for (uint64_t seed = 1; seed <= 3; seed++) {
             mf_arclist list;
             mf_graph g;
             mf_error err = {0};
             int rc = family == 0   ? mf_gen_grid(40, 30, seed == 2 ? 8 : 4, seed, &list)
                      : family == 1 ? mf_gen_genrmf(6, 5, 1, 100, seed, &list)
-                                   : mf_gen_washington_rlg(16, 16, 1000, seed, &list);
+                     : family == 2 ? mf_gen_washington_rlg(16, 16, 1000, seed, &list)
+                                   : mf_gen_rmat(9, 8, 4, 1000, seed, &list);
             assert_int_equal(rc, MF_OK);
             assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
             mf_options opt;
             mf_options_default(&opt);
             opt.engine = engine;
+            opt.cpu_algorithm = algorithms[(family * 3 + (int)seed) % 4];
             opt.cut_only = seed == 3; /* the segmentation mode too */
             mf_dynamic *d = NULL;
             if (mf_dynamic_create(&g, &opt, &d, &err) != MF_OK)

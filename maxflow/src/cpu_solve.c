@@ -6,39 +6,91 @@
 #include <string.h>
 
 /* Which algorithm wins depends on the network as much as on its size.
- * Measured in session 3 on photos without the geodesic prior: below 0.35
- * Mpx push-relabel won on 79 of 99 seg-dev photos, BK won by 3x at 1 Mpx
- * and lost by 1.7x at 12 Mpx (BK's augmenting paths lengthen with the
- * resolution, push-relabel's labels do not care). Since BK's set-up got
- * cheaper (session 9: no terminal arcs in its residual graph, a two-pass
- * build, the cut read off its trees) it wins below 0.35 Mpx too wherever
- * most vertices hang on a terminal arc: on the 102 default seg-dev
- * networks on 97 (1.8x in geometric mean, H100 host), on 20 of them built
- * without the prior 1.3x (push-relabel faster on 9), on 500 x 500 grids
- * 1.3-2.1x, on dense DAGs 3x, on bipartite matchings 1.1x. Networks with
- * few terminal arcs (genrmf, Washington RLG, R-MAT: terminals on one face
- * or a few vertices) keep push-relabel below 0.35 Mpx: BK has no
- * polynomial bound and its paths there are long. Also measured and
- * dropped: racing both on two threads (each slows the other by 30% on a
- * 2-vCPU machine) and BK with a work budget before push-relabel. */
-#define BK_FROM_VERTICES 350000
-#define BK_UNTIL_VERTICES 6000000
+ * Where at least every other vertex has a terminal arc (photos, grids) BK
+ * wins at every size: on the 102 default seg-dev networks 1.8x faster than
+ * push-relabel in geometric mean (H100 host, session 9), on 500 x 500
+ * grids 1.3-2.1x, on the sample at 12 Mpx 2.9 against 5.8 s on one thread
+ * (session 13; level without the geodesic prior, where BK's blocks then
+ * run 5x faster on 16 threads and push-relabel has no threads). It used to
+ * hand over to push-relabel above 6 million vertices, when its paths were
+ * longer and its set-up slower.
+ *
+ * Elsewhere the terminals touch a few vertices or one face, and what
+ * decides is how far the vertices lie from the source: the mean
+ * breadth-first distance over the vertices it reaches (one pass over the
+ * arcs). Session 14, this 2-core VM, engine seconds of push-relabel / BK /
+ * IBFS on one thread:
+ *   genrmf a64 b4 (mean 22.6)     0.027 / 0.074 / 0.145
+ *   genrmf a128 b8 (25.1)         0.41  / 11.8  / 5.78
+ *   genrmf a48 b384 (193)         2.77  / over 100 s (BK, the old rule's pick above 0.35 M)
+ *   RLG 512 x 16 (8.5)            0.0056 / 0.026 / 0.025
+ *   RLG 64 x 8 (4.5)              0.00038 / 0.00041 / 0.00068
+ *   R-MAT scale 17 (2.9)          0.138 / 0.054 / 0.036
+ * and on the H100 host (session 8) R-MAT scale 20 2.53 / 0.70 / 0.88,
+ * scale 22 10.6 / 3.11 / 4.04. Far networks (mean above 6) take
+ * push-relabel, whose labels do not care how long the paths are; near ones
+ * IBFS, within 1.3x of the best (push-relabel loses 3.4x on R-MAT).
+ * Dense DAGs and bipartite matchings give every vertex a terminal arc and
+ * so go to BK: the fastest on acyclic-dense 1000 (0.024 / 0.0087 / 0.011)
+ * and level at matching 200k x 200k (0.56 / 0.51 / 0.58), but 2.8x behind
+ * IBFS at 2M x 2M (8.85 / 25.2 / 9.16), a case the rule misses. */
+#define NEAR_MEAN_DISTANCE 6.0
 
 static int32_t degree(const mf_graph *g, int32_t v)
 {
     return (g->out_start[v + 1] - g->out_start[v]) + (g->in_start[v + 1] - g->in_start[v]);
 }
 
+/* Mean breadth-first distance from the source over the vertices it
+ * reaches at zero flow (a stored arc carries cap along and rcap against
+ * itself); -1 when the work arrays cannot be had. */
+static double mean_source_distance(const mf_graph *g)
+{
+    int32_t n = g->num_vertices;
+    int32_t *dist = mf_alloc_big(sizeof(int32_t) * (size_t)n);
+    int32_t *queue = mf_alloc_big(sizeof(int32_t) * (size_t)n);
+    double mean = -1;
+    if (dist && queue) {
+        for (int32_t v = 0; v < n; v++)
+            dist[v] = -1;
+        int32_t head = 0, tail = 0;
+        int64_t sum = 0;
+        dist[g->source] = 0;
+        queue[tail++] = g->source;
+        while (head < tail) {
+            int32_t u = queue[head++], d = dist[u] + 1;
+            sum += dist[u];
+            for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+                int32_t w = g->arc_head[a];
+                if (g->arc_cap[a] > 0 && dist[w] < 0) {
+                    dist[w] = d;
+                    queue[tail++] = w;
+                }
+            }
+            for (int32_t i = g->in_start[u]; i < g->in_start[u + 1]; i++) {
+                int32_t w = g->in_tail[i];
+                if (g->arc_rcap[g->in_arc[i]] > 0 && dist[w] < 0) {
+                    dist[w] = d;
+                    queue[tail++] = w;
+                }
+            }
+        }
+        mean = (double)sum / tail;
+    }
+    mf_free_big(dist);
+    mf_free_big(queue);
+    return mean;
+}
+
 mf_cpu_algorithm mf_cpu_auto(const mf_graph *g)
 {
     int32_t n = g->num_vertices;
-    if (n >= BK_UNTIL_VERTICES)
-        return MF_CPU_PUSH_RELABEL;
-    if (n >= BK_FROM_VERTICES)
-        return MF_CPU_BK;
     /* terminal arcs for at least every other vertex: a photo, a grid */
     int64_t terminal_arcs = (int64_t)degree(g, g->source) + degree(g, g->sink);
-    return 2 * terminal_arcs >= n ? MF_CPU_BK : MF_CPU_PUSH_RELABEL;
+    if (2 * terminal_arcs >= n)
+        return MF_CPU_BK;
+    double mean = mean_source_distance(g);
+    return mean >= 0 && mean <= NEAR_MEAN_DISTANCE ? MF_CPU_IBFS : MF_CPU_PUSH_RELABEL;
 }
 
 int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err)

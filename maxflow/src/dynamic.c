@@ -293,12 +293,12 @@ static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res
         if (alg == MF_CPU_AUTO) {
             alg = mf_cpu_auto(g); /* the same rule as mf_solve_cpu */
         }
-        if (alg == MF_CPU_BK) {
-            /* BK's maximum flow is the result; its flows seed the state of
-             * the warm re-solves to come */
+        if (alg == MF_CPU_BK || alg == MF_CPU_IBFS) {
+            /* BK's or IBFS's maximum flow is the result; its flows seed the
+             * state of the warm re-solves to come */
             mf_options o = d->opt;
             o.cut_only = 0;
-            rc = mf_bk(g, &o, res, err);
+            rc = alg == MF_CPU_BK ? mf_bk(g, &o, res, err) : mf_ibfs(g, &o, res, err);
             if (rc)
                 return rc;
             cpu_load_flows(d, res->flow);
