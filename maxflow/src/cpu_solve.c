@@ -30,10 +30,14 @@
  * scale 22 10.6 / 3.11 / 4.04. Far networks (mean above 6) take
  * push-relabel, whose labels do not care how long the paths are; near ones
  * IBFS, within 1.3x of the best (push-relabel loses 3.4x on R-MAT).
- * Dense DAGs and bipartite matchings give every vertex a terminal arc and
- * so go to BK: the fastest on acyclic-dense 1000 (0.024 / 0.0087 / 0.011)
- * and level at matching 200k x 200k (0.56 / 0.51 / 0.58), but 2.8x behind
- * IBFS at 2M x 2M (8.85 / 25.2 / 9.16), a case the rule misses. */
+ * Dense DAGs give every vertex a terminal arc and go to BK, the fastest on
+ * acyclic-dense 1000 (0.024 / 0.0087 / 0.011). So do bipartite matchings,
+ * but there every capacity is 1: each augmentation saturates its whole
+ * path and orphans every vertex on it, so BK's trees are rebuilt rather
+ * than reused, and BK falls behind as they grow: matching 200k x 200k
+ * 0.720 / 0.746 / 0.657 (H100 host), 1M x 1M 4.58 / 6.05 / 4.76 (VM),
+ * 2M x 2M 8.85 / 25.2 / 9.16 (H100 host). Unit-capacity networks take
+ * IBFS, within 4% of the best at each size. */
 #define NEAR_MEAN_DISTANCE 6.0
 
 static int32_t degree(const mf_graph *g, int32_t v)
@@ -94,13 +98,23 @@ static double mean_source_distance(const mf_graph *g)
     return mean;
 }
 
+/* Every capacity at most 1 (a matching); stops at the first larger one,
+ * the first arc of a photo's network. */
+static int unit_capacities(const mf_graph *g)
+{
+    for (int32_t a = 0; a < g->num_arcs; a++)
+        if (g->arc_cap[a] > 1 || g->arc_rcap[a] > 1)
+            return 0;
+    return 1;
+}
+
 mf_cpu_algorithm mf_cpu_auto(const mf_graph *g)
 {
     int32_t n = g->num_vertices;
     /* terminal arcs for at least every other vertex: a photo, a grid */
     int64_t terminal_arcs = (int64_t)degree(g, g->source) + degree(g, g->sink);
     if (2 * terminal_arcs >= n)
-        return MF_CPU_BK;
+        return unit_capacities(g) ? MF_CPU_IBFS : MF_CPU_BK;
     double mean = mean_source_distance(g);
     return mean >= 0 && mean <= NEAR_MEAN_DISTANCE ? MF_CPU_IBFS : MF_CPU_PUSH_RELABEL;
 }

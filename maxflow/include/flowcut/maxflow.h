@@ -186,10 +186,11 @@ typedef enum { MF_ENGINE_AUTO = 0, MF_ENGINE_CPU, MF_ENGINE_GPU } mf_engine;
  * graph; Boykov-Kolmogorov has none but is up to 5x faster on the grid
  * networks of photos; IBFS (incremental breadth-first search) has one and
  * suits networks whose vertices lie near the source. Auto picks BK where
- * at least every other vertex has a terminal arc (photos, grids,
- * matchings, dense DAGs), else IBFS when the mean breadth-first distance
- * from the source is at most 6 (R-MAT), else push-relabel (genrmf,
- * Washington RLG); crossovers measured (cpu_solve.c). */
+ * at least every other vertex has a terminal arc (photos, grids, dense
+ * DAGs) unless every capacity is 1 (matchings: IBFS), else IBFS when the
+ * mean breadth-first distance from the source is at most 6 (R-MAT), else
+ * push-relabel (genrmf, Washington RLG); crossovers measured
+ * (cpu_solve.c). */
 typedef enum { MF_CPU_PUSH_RELABEL = 0, MF_CPU_BK, MF_CPU_AUTO, MF_CPU_IBFS } mf_cpu_algorithm;
 
 typedef struct mf_options {
