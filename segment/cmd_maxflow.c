@@ -100,6 +100,11 @@ static int report(const char *path, const mf_arclist *list, const mf_graph *g, c
                list->num_vertices, list->num_arcs, (long long)res->flow_value,
                res->stats.engine_used == MF_ENGINE_GPU ? "gpu" : "cpu");
         json_string(stdout, res->stats.device_name);
+        const char *alg = mf_cpu_algorithm_name(res->stats.cpu_algorithm); /* what auto chose */
+        if (alg)
+            printf(", \"cpu_algorithm\": \"%s\"", alg);
+        else
+            printf(", \"cpu_algorithm\": null");
         printf(", \"source_side\": %lld, \"verified\": %s", (long long)cut_size,
                ro->verify ? (verified ? "true" : "false") : "null");
         printf(", \"times\": {\"parse\": %.6f, \"build\": %.6f, \"solve\": %.6f, \"engine\": %.6f, "
@@ -143,9 +148,10 @@ static int report(const char *path, const mf_arclist *list, const mf_graph *g, c
                          parse_s, build_s, solve_s, eng, res->stats.solve_seconds, res->stats.phase1_seconds,
                          res->stats.phase2_seconds);
         else { /* the engine's own set-up apart, as the reference solvers report their init */
-            DISPLAYLEVEL(1, "time: parse %.3f s, build %.3f s, solve %.3f s (%s engine %.3f s: set-up %.3f s, search %.3f s",
-                         parse_s, build_s, solve_s, eng, res->stats.solve_seconds, res->stats.setup_seconds,
-                         res->stats.solve_seconds - res->stats.setup_seconds);
+            const char *alg = mf_cpu_algorithm_name(res->stats.cpu_algorithm);
+            DISPLAYLEVEL(1, "time: parse %.3f s, build %.3f s, solve %.3f s (%s engine, %s, %.3f s: set-up %.3f s, search %.3f s",
+                         parse_s, build_s, solve_s, eng, alg ? alg : "?", res->stats.solve_seconds,
+                         res->stats.setup_seconds, res->stats.solve_seconds - res->stats.setup_seconds);
             if (res->stats.phase2_seconds > 0) /* push-relabel's two phases */
                 DISPLAYLEVEL(1, "; phase 1 %.3f s, phase 2 %.3f s", res->stats.phase1_seconds,
                              res->stats.phase2_seconds);

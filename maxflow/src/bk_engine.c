@@ -666,6 +666,7 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
     res->stats.pushes = augmentations;
     res->stats.rounds = blocks; /* blocks the graph was solved in */
     res->stats.engine_used = MF_ENGINE_CPU;
+    res->stats.cpu_algorithm = MF_CPU_BK;
     snprintf(res->stats.device_name, sizeof res->stats.device_name, "CPU");
     mf_residual_free(&r);
     mf_free_big(v);

@@ -306,6 +306,7 @@ int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf
     res->stats.relabels = e.relabels;
     res->stats.global_relabels = e.global_relabels;
     res->stats.engine_used = MF_ENGINE_CPU;
+    res->stats.cpu_algorithm = MF_CPU_PUSH_RELABEL;
     snprintf(res->stats.device_name, sizeof res->stats.device_name, "CPU");
     mf_pr_free(&e);
     return MF_OK;

@@ -24,12 +24,14 @@
  *   genrmf a128 b8 (25.1)         0.41  / 11.8  / 5.78
  *   genrmf a48 b384 (193)         2.77  / over 100 s (BK, the old rule's pick above 0.35 M)
  *   RLG 512 x 16 (8.5)            0.0056 / 0.026 / 0.025
+ *   genrmf a6 b8 (5.6)            0.00023 / 0.00041 / 0.00053
  *   RLG 64 x 8 (4.5)              0.00038 / 0.00041 / 0.00068
  *   R-MAT scale 17 (2.9)          0.138 / 0.054 / 0.036
  * and on the H100 host (session 8) R-MAT scale 20 2.53 / 0.70 / 0.88,
- * scale 22 10.6 / 3.11 / 4.04. Far networks (mean above 6) take
- * push-relabel, whose labels do not care how long the paths are; near ones
- * IBFS, within 1.3x of the best (push-relabel loses 3.4x on R-MAT).
+ * scale 22 10.6 / 3.11 / 4.04. R-MAT's mean is 2.2 to 3.0 from scale 8
+ * to 20. Far networks (mean above 4) take push-relabel, whose labels do
+ * not care how long the paths are; near ones IBFS, within 1.3x of the best
+ * (push-relabel loses 3.4x on R-MAT).
  * Dense DAGs give every vertex a terminal arc and go to BK, the fastest on
  * acyclic-dense 1000 (0.024 / 0.0087 / 0.011). So do bipartite matchings,
  * but there every capacity is 1: each augmentation saturates its whole
@@ -38,7 +40,7 @@
  * 0.720 / 0.746 / 0.657 (H100 host), 1M x 1M 4.58 / 6.05 / 4.76 (VM),
  * 2M x 2M 8.85 / 25.2 / 9.16 (H100 host). Unit-capacity networks take
  * IBFS, within 4% of the best at each size. */
-#define NEAR_MEAN_DISTANCE 6.0
+#define NEAR_MEAN_DISTANCE 4.0
 
 static int32_t degree(const mf_graph *g, int32_t v)
 {
@@ -49,7 +51,7 @@ static int32_t degree(const mf_graph *g, int32_t v)
  * scale 20 (34 million arcs; IBFS then solves in 0.60 s, H100 host), and
  * the first 4 million decide as well (the vertices met first are the
  * nearest, so the mean over them can only understate the mean over all;
- * on networks whose first 4 million arcs lie within 6 steps of the source
+ * on networks whose first 4 million arcs lie within 4 steps of the source
  * most of the rest does too). With it the pass takes 0.03 s at most on
  * the 2-core VM (R-MAT scale 17 whole: 0.032 s; scale 19: 0.028 s) and
  * picks as the whole pass did on every family. */
@@ -132,6 +134,22 @@ int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res, mf_er
     if (a == MF_CPU_IBFS)
         return mf_ibfs(g, opt, res, err);
     return a == MF_CPU_BK ? mf_bk(g, opt, res, err) : mf_push_relabel(g, opt, res, err);
+}
+
+const char *mf_cpu_algorithm_name(int a)
+{
+    switch (a) {
+    case MF_CPU_PUSH_RELABEL:
+        return "push-relabel";
+    case MF_CPU_BK:
+        return "bk";
+    case MF_CPU_IBFS:
+        return "ibfs";
+    case MF_CPU_AUTO:
+        return "auto";
+    default:
+        return NULL;
+    }
 }
 
 int mf_cpu_algorithm_parse(const char *name, mf_cpu_algorithm *a)

@@ -343,6 +343,7 @@ static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res
     res->stats.relabels = e->relabels;
     res->stats.global_relabels = e->global_relabels;
     res->stats.deficits = deficits;
+    res->stats.cpu_algorithm = MF_CPU_PUSH_RELABEL; /* the warm repair */
     snprintf(res->stats.device_name, sizeof res->stats.device_name, "CPU");
     return MF_OK;
 }
@@ -405,5 +406,7 @@ int mf_dynamic_solve(mf_dynamic *d, mf_result *res, mf_error *err)
     res->stats.warm = !cold;
     res->stats.changed_arcs = nbatch;
     res->stats.engine_used = d->engine;
+    if (d->engine == MF_ENGINE_GPU)
+        res->stats.cpu_algorithm = -1;
     return MF_OK;
 }

@@ -1475,6 +1475,7 @@ extern "C" int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_op
         res->stats.solve_seconds = (ms1 + ms2) / 1000.0;
         res->stats.download_seconds = ms3 / 1000.0;
         res->stats.engine_used = MF_ENGINE_GPU;
+        res->stats.cpu_algorithm = -1;
         snprintf(res->stats.device_name, sizeof res->stats.device_name, "%s", s->name);
         if (opt->phase2) {
             /* every vertex but the terminals must have returned its excess */
@@ -1692,6 +1693,7 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         stats.download_seconds = ms2 / 1000.0;
         stats.upload_seconds = t1 - t0;
         stats.engine_used = MF_ENGINE_GPU;
+        stats.cpu_algorithm = -1;
         snprintf(stats.device_name, sizeof stats.device_name, "%s", s->name);
         for (int i = 0; i < k; i++) {
             const int32_t P = maps[i].inner;

@@ -441,6 +441,7 @@ int mf_ibfs(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *
     res->stats.pushes = b.augmentations;
     res->stats.relabels = b.relabels;
     res->stats.engine_used = MF_ENGINE_CPU;
+    res->stats.cpu_algorithm = MF_CPU_IBFS;
     snprintf(res->stats.device_name, sizeof res->stats.device_name, "CPU");
     ib_free(&b);
     if (rc) {

@@ -139,6 +139,19 @@ for fam in "genrmf -a 5 -b 4" "washington-rlg --rows 6 --cols 7" "acyclic-dense 
     expect_same "$TMPD/g.max" "$TMPD/g2.max" "generate $fam deterministic"
     expect_exit 0 "solve $fam" -- "$FLOWCUT" maxflow --verify --flow "$TMPD/g.max"
 done
+
+# --cpu-algorithm auto says what it ran: push-relabel where the vertices lie
+# far from the source, IBFS near it or with unit capacities, BK on grids
+for case in "genrmf -a 6 -b 8|push-relabel" "rmat --scale 10|ibfs" "matching --left 300 --right 300|ibfs" \
+    "grid --width 40 --height 30|bk"; do
+    "$FLOWCUT" generate ${case%|*} -o "$TMPD/g.max" -f
+    expect_exit 0 "auto on ${case%|*}" -- "$FLOWCUT" maxflow --json --engine cpu --cpu-algorithm auto "$TMPD/g.max"
+    expect_stdout "\"cpu_algorithm\": \"${case#*|}\"" "auto picks ${case#*|} for ${case%|*}"
+done
+expect_exit 0 "named algorithm" -- "$FLOWCUT" maxflow --json --engine cpu --cpu-algorithm bk "$TMPD/g.max"
+expect_stdout '"cpu_algorithm": "bk"' "json names the algorithm asked for"
+expect_exit 0 "time names the algorithm" -- "$FLOWCUT" maxflow --time --engine cpu --cpu-algorithm ibfs "$TMPD/g.max"
+expect_stderr 'cpu engine, ibfs, [0-9.]+ s: set-up' "time line names the algorithm"
 expect_exit 2 "generate unknown family" -- "$FLOWCUT" generate torus
 expect_exit 2 "generate missing size" -- "$FLOWCUT" generate genrmf -a 4
 expect_exit 2 "generate bad value" -- "$FLOWCUT" generate genrmf -a x -b 3

@@ -343,6 +343,7 @@ class TestGrid(unittest.TestCase):
                     self.assertEqual(g.maxflow(engine="cpu", threads=1 + len(shape)), want)
                     # the engine's set-up is a part of its time
                     self.assertEqual(g.stats["engine"], "cpu")
+                    self.assertEqual(g.stats["cpu_algorithm"], "bk")  # auto's pick for a grid
                     self.assertTrue(0 < g.stats["setup_seconds"] <= g.stats["solve_seconds"])
                     seg = g.get_grid_segments(ids)
                     self.assertEqual(seg.shape, ids.shape)

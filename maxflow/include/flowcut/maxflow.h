@@ -188,7 +188,7 @@ typedef enum { MF_ENGINE_AUTO = 0, MF_ENGINE_CPU, MF_ENGINE_GPU } mf_engine;
  * suits networks whose vertices lie near the source. Auto picks BK where
  * at least every other vertex has a terminal arc (photos, grids, dense
  * DAGs) unless every capacity is 1 (matchings: IBFS), else IBFS when the
- * mean breadth-first distance from the source is at most 6 (R-MAT), else
+ * mean breadth-first distance from the source is at most 4 (R-MAT), else
  * push-relabel (genrmf, Washington RLG); crossovers measured
  * (cpu_solve.c). */
 typedef enum { MF_CPU_PUSH_RELABEL = 0, MF_CPU_BK, MF_CPU_AUTO, MF_CPU_IBFS } mf_cpu_algorithm;
@@ -210,10 +210,13 @@ typedef struct mf_options {
 
 void mf_options_default(mf_options *opt);
 
-/* Names as the CLI takes them: auto, cpu, gpu; auto, bk, push-relabel.
- * 0 on success, MF_ERR_INVALID for another name. */
+/* Names as the CLI takes them: auto, cpu, gpu; auto, bk, ibfs,
+ * push-relabel. 0 on success, MF_ERR_INVALID for another name. */
 int mf_engine_parse(const char *name, mf_engine *e);
 int mf_cpu_algorithm_parse(const char *name, mf_cpu_algorithm *a);
+/* The name of a, as parse takes it (e.g. for mf_stats.cpu_algorithm); NULL
+ * for a value that names none (-1: the GPU engine ran). */
+const char *mf_cpu_algorithm_name(int a);
 
 typedef struct mf_stats {
     double solve_seconds;       /* engine time, both phases */
@@ -236,6 +239,9 @@ typedef struct mf_stats {
      * graph and terminal residuals from g (what the reference solvers call
      * init), so that the search alone can be compared with theirs */
     double setup_seconds;
+    /* CPU: the algorithm that ran (an mf_cpu_algorithm, auto resolved);
+     * -1 for the GPU engine */
+    int cpu_algorithm;
 } mf_stats;
 
 /* Result of a solve. flow[a] is the flow on stored arc a: after phase 2 a

@@ -59,7 +59,8 @@ class MfStats(ctypes.Structure):
                 ("rounds", ctypes.c_int64), ("bfs_levels", ctypes.c_int64), ("visits", ctypes.c_int64),
                 ("relabel_seconds", ctypes.c_double), ("engine_used", ctypes.c_int), ("warm", ctypes.c_int),
                 ("changed_arcs", ctypes.c_int64), ("deficits", ctypes.c_int64),
-                ("device_name", ctypes.c_char * 128), ("setup_seconds", ctypes.c_double)]
+                ("device_name", ctypes.c_char * 128), ("setup_seconds", ctypes.c_double),
+                ("cpu_algorithm", ctypes.c_int)]
 
 
 class MfResult(ctypes.Structure):
@@ -105,6 +106,7 @@ mf_error_format = _fn("mf_error_format", None, P(MfError), ctypes.c_char_p, ctyp
 mf_options_default = _fn("mf_options_default", None, P(MfOptions))
 mf_engine_parse = _fn("mf_engine_parse", ctypes.c_int, ctypes.c_char_p, P(ctypes.c_int))
 mf_cpu_algorithm_parse = _fn("mf_cpu_algorithm_parse", ctypes.c_int, ctypes.c_char_p, P(ctypes.c_int))
+mf_cpu_algorithm_name = _fn("mf_cpu_algorithm_name", ctypes.c_char_p, ctypes.c_int)
 mf_graph_from_pairs = _fn("mf_graph_from_pairs", ctypes.c_int, ctypes.c_int32, ctypes.c_int64, vp, vp, vp, vp,
                           vp, vp, P(MfGraph), P(MfError))
 mf_graph_from_arcs = _fn("mf_graph_from_arcs", ctypes.c_int, P(MfArclist), vp, P(MfGraph), P(MfError))
@@ -153,6 +155,12 @@ def seg_check(rc, err):
 
 
 ENGINE_NAMES = {0: "auto", 1: "cpu", 2: "gpu"}
+
+
+def cpu_algorithm_name(value):
+    """The CPU algorithm a solve ran (mf_stats.cpu_algorithm), None for the GPU."""
+    name = mf_cpu_algorithm_name(value)
+    return name.decode() if name else None
 
 
 def solve_options(engine, cpu_algorithm, device, threads=0):

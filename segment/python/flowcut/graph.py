@@ -58,6 +58,8 @@ class Graph:
         self._snk = np.zeros(max(int(nodes_hint), 0), np.int64)
         self._side = None
         self.flow = None
+        # the last solve: engine, device, solve_seconds, setup_seconds (CPU)
+        # and cpu_algorithm (what ran, auto's pick; None on the GPU)
         self.stats = {}
 
     # -- nodes
@@ -225,7 +227,8 @@ class Graph:
         st = res.stats
         self.stats = {"engine": "gpu" if st.engine_used == 2 else "cpu",
                       "device": st.device_name.decode(), "solve_seconds": st.solve_seconds,
-                      "setup_seconds": st.setup_seconds}
+                      "setup_seconds": st.setup_seconds,
+                      "cpu_algorithm": _lib.cpu_algorithm_name(st.cpu_algorithm)}
         flow = int(res.flow_value)
         self.flow = flow / self.scale if self.scale is not None else flow
         return self.flow
