@@ -39,7 +39,11 @@
  * than reused, and BK falls behind as they grow: matching 200k x 200k
  * 0.720 / 0.746 / 0.657 (H100 host), 1M x 1M 4.58 / 6.05 / 4.76 (VM),
  * 2M x 2M 8.85 / 25.2 / 9.16 (H100 host). Unit-capacity networks take
- * IBFS, within 4% of the best at each size. */
+ * IBFS, within 4% of the best at each size.
+ *
+ * Measured and dropped earlier: racing push-relabel against BK on two
+ * threads (each slowed the other by 30% on a 2-vCPU machine) and BK with a
+ * work budget before push-relabel. */
 #define NEAR_MEAN_DISTANCE 4.0
 
 static int32_t degree(const mf_graph *g, int32_t v)
