@@ -406,7 +406,5 @@ int mf_dynamic_solve(mf_dynamic *d, mf_result *res, mf_error *err)
     res->stats.warm = !cold;
     res->stats.changed_arcs = nbatch;
     res->stats.engine_used = d->engine;
-    if (d->engine == MF_ENGINE_GPU)
-        res->stats.cpu_algorithm = -1;
     return MF_OK;
 }
