@@ -207,12 +207,6 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
     double t0 = now();
     mf_result_free(&j->res);
     mf_options so = o->solve;
-    /* with the geodesic prior the data terms decide most pixels and BK's
-     * search trees stay short: it beat push-relabel at every size measured
-     * (coffee 0.25-12 Mpx on the H100 host, 2-3x; seg-dev 0.19 Mpx, 1.1x),
-     * where without the prior push-relabel wins above 6 Mpx (mf_cpu_auto) */
-    if (so.cpu_algorithm == MF_CPU_AUTO && o->graph.geodesic > 0)
-        so.cpu_algorithm = MF_CPU_BK;
     /* a network built without in-lists (o->graph.in_lists 0, for the
      * device) goes through the launch that builds them there; the CPU gets
      * them from mf_graph_finish */

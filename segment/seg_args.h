@@ -46,9 +46,8 @@ enum {
     "  --star on|off         geodesic star convexity: every foreground pixel joins a\n"       \
     "                        foreground seed by its shortest path (default off)\n"          \
     "  --engine auto|cpu|gpu solver engine (default auto)\n"                                      \
-    "  --cpu-algorithm A     CPU solver: auto (default: Boykov-Kolmogorov with the geodesic\n" \
-    "                        prior; without it BK below 6 Mpx, push-relabel above),\n"       \
-    "                        bk, ibfs or push-relabel\n"                                     \
+    "  --cpu-algorithm A     CPU solver: auto (default: Boykov-Kolmogorov, the fastest on\n" \
+    "                        photos at every size measured), bk, ibfs or push-relabel\n"    \
     "  --threads N           CPU threads for the network and the solve (default 0: every\n" \
     "                        core); the mask does not depend on N\n"                      \
     "  --device N            CUDA device (default 0)\n"                                           \
