@@ -41,7 +41,9 @@ if [ -n "$PY" ]; then
 import sys, cv2
 ex, out = sys.argv[1], sys.argv[2]
 img = cv2.imread(ex + "/coffee.png"); seeds = cv2.imread(ex + "/coffee-seeds.png", cv2.IMREAD_GRAYSCALE)
-w, h = int(600 * 5.66), int(400 * 5.66)
+H, W = seeds.shape
+s = (12e6 / (W * H)) ** 0.5  # 12 Mpx (7.69 before session 15, whose scale assumed a 0.375 Mpx photo)
+w, h = round(W * s), round(H * s)
 cv2.imwrite(out + "/big.jpg", cv2.resize(img, (w, h), interpolation=cv2.INTER_CUBIC), [cv2.IMWRITE_JPEG_QUALITY, 92])
 cv2.imwrite(out + "/big-seeds.png", cv2.resize(seeds, (w, h), interpolation=cv2.INTER_NEAREST))
 PYEOF

@@ -15,8 +15,12 @@ python3 - "$ROOT/examples" "$T" <<'PY'
 import sys, cv2
 ex, out = sys.argv[1], sys.argv[2]
 img = cv2.imread(ex + "/coffee.png"); seeds = cv2.imread(ex + "/coffee-seeds.png", cv2.IMREAD_GRAYSCALE)
-for name, s in (("0.25", 0.8165), ("1", 1.633), ("3", 2.83), ("6", 4.0), ("12", 5.66)):
-    w, h = int(600 * s), int(400 * s)
+H, W = seeds.shape
+for name in ("0.25", "1", "3", "6", "12"):
+    # the labelled size in pixels (before session 15 the scales assumed a
+    # 0.375 Mpx photo: each size was 0.64 of its label)
+    s = (float(name) * 1e6 / (W * H)) ** 0.5
+    w, h = round(W * s), round(H * s)
     cv2.imwrite(f"{out}/img{name}.png", cv2.resize(img, (w, h), interpolation=cv2.INTER_CUBIC))
     cv2.imwrite(f"{out}/seeds{name}.png", cv2.resize(seeds, (w, h), interpolation=cv2.INTER_NEAREST))
 PY
