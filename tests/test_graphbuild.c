@@ -221,6 +221,55 @@ static void test_parallel_build_is_exact(void **state)
     free(seeds);
 }
 
+/* The models fitted on several threads (the regions side by side, each
+ * E-step split over its samples) are the single-threaded ones to the bit:
+ * 80,000 samples a region, so that 4 threads a region really split them. */
+static void test_parallel_models_are_exact(void **state)
+{
+    (void)state;
+    const int32_t w = 600, h = 400;
+    uint8_t *rgb = malloc((size_t)w * h * 3), *seeds = calloc((size_t)w * h, 1);
+    assert_non_null(rgb);
+    assert_non_null(seeds);
+    uint64_t rng = 777;
+    for (int32_t i = 0; i < w * h; i++) {
+        int32_t x = i % w, y = i / w;
+        for (int c = 0; c < 3; c++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            /* a few colour clusters per side, and noise */
+            int base = x < w / 2 ? 30 + 60 * ((x / 37 + y / 23 + c) % 3) : 120 + 40 * ((x / 29 + c) % 3);
+            rgb[3 * i + c] = (uint8_t)(base + (int)(rng >> 58));
+        }
+        seeds[i] = x < w / 3 ? GB_FOREGROUND : x >= w - w / 3 ? GB_BACKGROUND : 0;
+    }
+    for (int model = 0; model < 2; model++) {
+        gb_params p;
+        gb_params_default(&p);
+        p.model = model ? GB_MODEL_HIST : GB_MODEL_GMM;
+        p.threads = 1;
+        gb_models *one;
+        assert_int_equal(gb_models_fit(rgb, w, h, seeds, &p, &one), GB_OK);
+        for (int threads = 2; threads <= 9; threads += threads < 4 ? 2 : 5) {
+            gb_models *many;
+            p.threads = threads;
+            assert_int_equal(gb_models_fit(rgb, w, h, seeds, &p, &many), GB_OK);
+            assert_true(gb_models_equal(one, many));
+            gb_models_free(many);
+        }
+        gb_models_free(one);
+    }
+    /* a region without seeds is still an error on several threads */
+    memset(seeds, GB_FOREGROUND, (size_t)w * h);
+    gb_params p;
+    gb_params_default(&p);
+    p.threads = 4;
+    gb_models *m = NULL;
+    assert_int_equal(gb_models_fit(rgb, w, h, seeds, &p, &m), GB_ERR_NO_BACKGROUND);
+    assert_null(m);
+    free(rgb);
+    free(seeds);
+}
+
 static void test_export_matches_the_network(void **state)
 {
     (void)state;
@@ -276,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_missing_seeds_are_errors),
         cmocka_unit_test(test_export_matches_the_network),
         cmocka_unit_test(test_parallel_build_is_exact),
+        cmocka_unit_test(test_parallel_models_are_exact),
         cmocka_unit_test(test_uniform_mix_bounds_unseen_colours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
