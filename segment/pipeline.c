@@ -75,16 +75,45 @@ static void no_seed_message(int kind, int64_t nfg, char *buf, size_t size)
              !nfg ? what[kind] : what_bg[kind]);
 }
 
+/* The seed image, decoded beside the photo. */
+typedef struct seed_load {
+    const char *path;
+    int64_t max_pixels;
+    img_image seeds;
+    img_error err;
+    int rc;
+} seed_load;
+
+static void *seed_load_main(void *arg)
+{
+    seed_load *l = arg;
+    l->rc = img_load_labels(l->path, l->max_pixels, &l->seeds, &l->err);
+    return NULL;
+}
+
 int seg_load(const char *image_path, const char *seed_path, const seg_options *o, seg_result *r,
              uint8_t **labels_out)
 {
     img_error ie = {0};
-    img_image seeds = {0};
     *labels_out = NULL;
-    if (img_load_rgb(image_path, o->max_pixels, &r->photo, &ie))
+    /* with more than one thread the seeds decode while the photo does (a
+     * 12 Mpx seed PNG took 0.04-0.1 s of a 0.12-0.18 s decode stage); the
+     * photo's error, if any, is the one reported, as before */
+    seed_load sl = {.path = seed_path, .max_pixels = o->max_pixels};
+    pthread_t tid;
+    int apart = o->graph.threads != 1 && pthread_create(&tid, NULL, seed_load_main, &sl) == 0;
+    int rc = img_load_rgb(image_path, o->max_pixels, &r->photo, &ie);
+    if (apart)
+        pthread_join(tid, NULL);
+    else if (!rc)
+        seed_load_main(&sl);
+    img_image seeds = sl.seeds;
+    if (rc) {
+        img_free(&seeds);
         return fail_img(r, &ie);
-    if (img_load_labels(seed_path, o->max_pixels, &seeds, &ie))
-        return fail_img(r, &ie);
+    }
+    if (sl.rc)
+        return fail_img(r, &sl.err);
     if (seeds.width != r->photo.width || seeds.height != r->photo.height) {
         snprintf(r->error, sizeof r->error, "%s: seed image is %dx%d, the photo %s is %dx%d", seed_path,
                  seeds.width, seeds.height, image_path, r->photo.width, r->photo.height);
