@@ -386,8 +386,11 @@ typedef struct mark_job {
 static void *mark_main(void *arg)
 {
     const mark_job *j = arg;
-    for (int64_t i = j->lo; i < j->hi; i++)
-        atomic_store_explicit(&j->present[gb_lut_index(j->rgb + 3 * i)], 1, memory_order_relaxed);
+    for (int64_t i = j->lo; i < j->hi; i++) {
+        _Atomic uint8_t *x = &j->present[gb_lut_index(j->rgb + 3 * i)];
+        if (!atomic_load_explicit(x, memory_order_relaxed)) /* no line moves between cores once marked */
+            atomic_store_explicit(x, 1, memory_order_relaxed);
+    }
     return NULL;
 }
 
