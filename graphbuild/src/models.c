@@ -309,52 +309,28 @@ static double blend_uniform(double log_model, const blend *bl)
     return hi + log(exp(a - hi) + exp(b - hi));
 }
 
-/* The cost of every present colour, the red planes [r0, r1). */
-typedef struct table_job {
-    const gauss *comp;
-    int k;
-    double mix;
-    const uint8_t *present;
-    float *table;
-    int r0, r1;
-} table_job;
-
-static void *gmm_table_rows(void *arg)
+static void gmm_table(const gauss *comp, int k, double mix, const uint8_t *present, float *table)
 {
-    const table_job *j = arg;
-    const blend bl = blend_make(j->mix);
-    for (int r = j->r0; r < j->r1; r++)
+    const blend bl = blend_make(mix);
+    for (int r = 0; r < GB_LUT_SIDE; r++)
         for (int g = 0; g < GB_LUT_SIDE; g++)
             for (int b = 0; b < GB_LUT_SIDE; b++) {
-                if (!j->present[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b])
+                if (!present[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b])
                     continue;
                 double x[3] = {r * GB_LUT_STEP + (GB_LUT_STEP - 1) / 2.0,
                                g * GB_LUT_STEP + (GB_LUT_STEP - 1) / 2.0,
                                b * GB_LUT_STEP + (GB_LUT_STEP - 1) / 2.0};
                 double lp[MAX_K], mx = -1e300, tot = 0;
-                for (int c = 0; c < j->k; c++) {
-                    lp[c] = j->comp[c].log_norm - 0.5 * maha(&j->comp[c], x);
-                    mx = lp[c] > mx ? lp[c] : mx;
+                for (int j = 0; j < k; j++) {
+                    lp[j] = comp[j].log_norm - 0.5 * maha(&comp[j], x);
+                    mx = lp[j] > mx ? lp[j] : mx;
                 }
-                for (int c = 0; c < j->k; c++)
-                    tot += exp(lp[c] - mx);
+                for (int j = 0; j < k; j++)
+                    tot += exp(lp[j] - mx);
                 double cost = -blend_uniform(mx + log(tot), &bl);
                 /* costs are relative: both regions use the same density units */
-                j->table[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b] = (float)cost;
+                table[(r * GB_LUT_SIDE + g) * GB_LUT_SIDE + b] = (float)cost;
             }
-    return NULL;
-}
-
-/* Each entry depends on its colour alone: the same table on any number of
- * threads (the photo's colours, tens of thousands at 0.25 Mpx, times 5
- * components: most of a small photo's model stage). */
-static void gmm_table(const gauss *comp, int k, double mix, const uint8_t *present, float *table, int threads)
-{
-    table_job jobs[MAX_THREADS];
-    int t = threads < 1 ? 1 : threads > GB_LUT_SIDE ? GB_LUT_SIDE : threads;
-    for (int i = 0; i < t; i++)
-        jobs[i] = (table_job){comp, k, mix, present, table, GB_LUT_SIDE * i / t, GB_LUT_SIDE * (i + 1) / t};
-    gb_run_threads(gmm_table_rows, jobs, sizeof jobs[0], t);
 }
 
 /* 16 bins per channel, [1 2 1] smoothing along each axis, plus a floor so
@@ -448,7 +424,7 @@ static void *region_main(void *arg)
         int k = j->p->gmm_components < 1 ? 1 : j->p->gmm_components > MAX_K ? MAX_K : j->p->gmm_components;
         j->rc = fit_gmm(s, count, k, comp, &k, j->threads);
         if (!j->rc)
-            gmm_table(comp, k, j->p->uniform_mix, j->present, j->table, j->threads);
+            gmm_table(comp, k, j->p->uniform_mix, j->present, j->table);
     }
     mf_free_big(s);
     return NULL;
