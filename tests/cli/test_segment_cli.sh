@@ -77,6 +77,15 @@ expect_exit 1 "existing output" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o
 expect_stderr "mask.png: already exists" "existing output message"
 expect_exit 1 "missing seeds" -- "$FLOWCUT" segment "$IMG" --seeds "$TMPD/none.png" -o "$TMPD/x.png"
 expect_stderr "none.png: cannot open" "missing seeds message"
+# the seeds decode beside the photo on more than one thread, in turn on one;
+# either way the photo's error is the one reported
+expect_exit 1 "missing seeds, 1 thread" -- "$FLOWCUT" segment "$IMG" --seeds "$TMPD/none.png" -o "$TMPD/x.png" --threads 1
+expect_stderr "none.png: cannot open" "missing seeds message, 1 thread"
+for t in 1 2; do
+    expect_exit 1 "missing photo and seeds, $t threads" -- "$FLOWCUT" segment "$TMPD/nophoto.png" --seeds "$TMPD/none.png" \
+        -o "$TMPD/x.png" --threads $t
+    expect_stderr "nophoto.png: cannot open" "the photo's error first, $t threads"
+done
 expect_exit 1 "size mismatch" -- "$FLOWCUT" segment "$IMG" --seeds "$DATA/seeds-palette.png" -o "$TMPD/x.png"
 expect_stderr "seeds-palette.png: seed image is 4x2" "size mismatch message"
 $PNG recode "$SEEDS" trimap "$TMPD/t.png"
