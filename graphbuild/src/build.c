@@ -386,6 +386,12 @@ void gb_run_threads(void *(*fn)(void *), void *items, size_t size, int count)
             pthread_join(tid[t], NULL);
 }
 
+int gb_threads(const gb_params *p)
+{
+    int threads = p->threads > 0 ? p->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    return threads < 1 ? 1 : threads;
+}
+
 typedef struct similarity_job {
     double beta, *table;
     const _Atomic uint8_t *present;
@@ -484,9 +490,7 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
         rc = GB_ERR_NOMEM;
         goto done;
     }
-    int threads = p->threads > 0 ? p->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (threads < 1)
-        threads = 1;
+    int threads = gb_threads(p);
     /* bands of at least 16 rows; the band count does not change the result */
     b->nbands = height / 16 < 1 ? 1 : height / 16 > MAX_BANDS ? MAX_BANDS : height / 16;
     for (int k = 0; k < b->nbands; k++) {

@@ -31,6 +31,11 @@ static inline int gb_lut_index(const unsigned char *px)
  * thread cannot start runs on the caller (build.c). */
 void gb_run_threads(void *(*fn)(void *), void *items, size_t size, int count);
 
+/* Threads a build or a fit may use: p->threads, or every online core when
+ * 0 (at least 1). */
+struct gb_params;
+int gb_threads(const struct gb_params *p);
+
 /* exp(-beta * d2) for every squared colour difference d2 of two RGB
  * pixels, 0 .. GB_DIST2_MAX, filled on up to `threads` threads (release
  * with free()); NULL when out of memory. The n-link weights and the

@@ -8,7 +8,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_SAMPLES 300000
 #define MAX_K 8
@@ -438,8 +437,8 @@ int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8
         !(p->uniform_mix >= 0 && p->uniform_mix < 1))
         return GB_ERR_INVALID;
     int64_t npx = (int64_t)width * height;
-    int threads = p->threads > 0 ? p->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    int threads = gb_threads(p);
+    threads = threads > MAX_THREADS ? MAX_THREADS : threads;
     gb_models *m = mf_calloc_big(1, sizeof *m);
     /* only the colours of this photo need a cost: a 0.2 Mpx photo uses a
      * small part of the table, and evaluating the mixtures is the cost */
