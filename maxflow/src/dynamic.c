@@ -298,7 +298,8 @@ static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res
              * state of the warm re-solves to come */
             mf_options o = d->opt;
             o.cut_only = 0;
-            rc = alg == MF_CPU_BK ? mf_bk(g, &o, res, err) : mf_ibfs(g, &o, res, err);
+            o.cpu_algorithm = alg;
+            rc = mf_solve_cpu(g, &o, res, err);
             if (rc)
                 return rc;
             cpu_load_flows(d, res->flow);
