@@ -2,6 +2,8 @@
 #ifndef FLOWCUT_GB_INTERNAL_H
 #define FLOWCUT_GB_INTERNAL_H
 
+#include <stdatomic.h>
+
 /* C11 without extensions does not define these */
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -18,6 +20,16 @@ struct gb_models {
     float cost_fg[GB_LUT_SIZE]; /* -log P(colour | foreground), shifted */
     float cost_bg[GB_LUT_SIZE];
 };
+
+/* Sets a flag that many threads may set at once, storing only where it is
+ * still 0: stores from every thread to the few lines of common values kept
+ * those lines moving between cores (the build's colour distances at 12 Mpx
+ * on 16 threads: 0.24 s, then 0.03 s). */
+static inline void gb_mark(_Atomic unsigned char *flag)
+{
+    if (!atomic_load_explicit(flag, memory_order_relaxed))
+        atomic_store_explicit(flag, 1, memory_order_relaxed);
+}
 
 static inline int gb_lut_index(const unsigned char *px)
 {

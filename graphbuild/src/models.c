@@ -5,7 +5,6 @@
 #include "gb_internal.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -385,11 +384,8 @@ typedef struct mark_job {
 static void *mark_main(void *arg)
 {
     const mark_job *j = arg;
-    for (int64_t i = j->lo; i < j->hi; i++) {
-        _Atomic uint8_t *x = &j->present[gb_lut_index(j->rgb + 3 * i)];
-        if (!atomic_load_explicit(x, memory_order_relaxed)) /* no line moves between cores once marked */
-            atomic_store_explicit(x, 1, memory_order_relaxed);
-    }
+    for (int64_t i = j->lo; i < j->hi; i++)
+        gb_mark(&j->present[gb_lut_index(j->rgb + 3 * i)]);
     return NULL;
 }
 
