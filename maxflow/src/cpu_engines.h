@@ -16,8 +16,9 @@ int mf_ibfs(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *
 
 /* Terminal arcs as one signed residual per vertex (terminals.c): tr[v] > 0
  * is capacity left from the source, < 0 to the sink; adds the flow the
- * pre-cancelling and the source -> sink arcs carry to *flow. */
-int mf_terminal_residuals(const mf_graph *g, int64_t *tr, int64_t *flow);
+ * pre-cancelling and the source -> sink arcs carry to *flow. Reads the
+ * in-lists; vertex ranges on `threads`. */
+int mf_terminal_residuals(const mf_graph *g, int64_t *tr, int64_t *flow, int threads);
 /* Both for a cut-only solve on one thread, in fewer passes: the residual
  * graph of mf_residual_init_interior and the terminal residuals. */
 int mf_cut_setup(const mf_graph *g, mf_residual *r, int64_t *tr, int64_t *flow);

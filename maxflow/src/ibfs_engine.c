@@ -357,7 +357,7 @@ static int ib_init(ib *b, const mf_graph *g, int cut_only)
     int64_t *tr = malloc(sizeof(int64_t) * (size_t)n);
     if (!b->v || !b->bucket || !tr ||
         (cut_only ? mf_cut_setup(g, &b->r, tr, &b->flow)
-                  : mf_residual_init(&b->r, g) || mf_terminal_residuals(g, tr, &b->flow)) != MF_OK) {
+                  : mf_residual_init(&b->r, g) || mf_terminal_residuals(g, tr, &b->flow, 1)) != MF_OK) {
         free(tr);
         return MF_ERR_NOMEM;
     }

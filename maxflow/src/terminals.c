@@ -61,18 +61,59 @@ static inline void precancel(int64_t *tr, int64_t to_t, int64_t *flow)
     *tr -= to_t;
 }
 
-int mf_terminal_residuals(const mf_graph *g, int64_t *tr, int64_t *flow)
+typedef struct terminal_pass {
+    const mf_graph *g;
+    int64_t *tr;
+    _Atomic int64_t flow; /* integers: the sum is the same in any order */
+} terminal_pass;
+
+/* Terminal residuals of the vertices [lo, hi), each from its own out- and
+ * in-arcs (so ranges write disjoint entries), and the share of the
+ * source-sink arcs in the matching slice of the terminals' arc lists. */
+static void terminal_range(void *arg, int32_t lo, int32_t hi)
 {
-    int32_t n = g->num_vertices;
-    /* the capacities from the source add up in tr itself */
-    int64_t *to_t = mf_calloc_big((size_t)n, sizeof(int64_t));
-    if (!to_t)
-        return MF_ERR_NOMEM;
-    memset(tr, 0, sizeof(int64_t) * (size_t)n);
-    *flow += sum_terminal_caps(n, g, tr, to_t);
-    for (int32_t v = 0; v < n; v++)
-        precancel(&tr[v], to_t[v], flow);
-    mf_free_big(to_t);
+    terminal_pass *p = arg;
+    const mf_graph *g = p->g;
+    int32_t s = g->source, t = g->sink, n = g->num_vertices;
+    int64_t flow = 0;
+    for (int32_t v = lo; v < hi; v++) {
+        int64_t from_s = 0, to_t = 0;
+        if (v != s && v != t) {
+            for (int32_t a = g->out_start[v]; a < g->out_start[v + 1]; a++) {
+                int32_t w = g->arc_head[a];
+                if (w == t)
+                    to_t += g->arc_cap[a];
+                else if (w == s)
+                    from_s += g->arc_rcap[a]; /* s -> v as v -> s's reverse */
+            }
+            for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
+                int32_t u = g->in_tail[i], a = g->in_arc[i];
+                if (u == s)
+                    from_s += g->arc_cap[a];
+                else if (u == t)
+                    to_t += g->arc_rcap[a]; /* v -> t as t -> v's reverse */
+            }
+        }
+        p->tr[v] = from_s;
+        precancel(&p->tr[v], to_t, &flow);
+    }
+    /* arcs joining source and sink: flow without a vertex between */
+    for (int k = 0; k < 2; k++) {
+        int32_t u = k ? t : s, w = k ? s : t;
+        int64_t deg = g->out_start[u + 1] - g->out_start[u];
+        int32_t a0 = g->out_start[u] + (int32_t)(deg * lo / n), a1 = g->out_start[u] + (int32_t)(deg * hi / n);
+        for (int32_t a = a0; a < a1; a++)
+            if (g->arc_head[a] == w)
+                flow += k ? g->arc_rcap[a] : g->arc_cap[a];
+    }
+    p->flow += flow;
+}
+
+int mf_terminal_residuals(const mf_graph *g, int64_t *tr, int64_t *flow, int threads)
+{
+    terminal_pass p = {.g = g, .tr = tr, .flow = 0};
+    mf_parallel_for(threads, g->num_vertices, 65536, terminal_range, &p);
+    *flow += p.flow;
     return MF_OK;
 }
 
