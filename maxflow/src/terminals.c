@@ -41,17 +41,6 @@ static inline void add_terminal_arc(const mf_graph *g, int32_t u, int32_t a, int
         *direct += g->arc_rcap[a];
 }
 
-/* Each vertex's capacity from the source and to the sink, summed over its
- * terminal arcs; returns the capacity of the arcs from source to sink. */
-static int64_t sum_terminal_caps(int32_t n, const mf_graph *g, int64_t *from_s, int64_t *to_t)
-{
-    int64_t direct = 0;
-    for (int32_t u = 0; u < n; u++)
-        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++)
-            add_terminal_arc(g, u, a, from_s, to_t, &direct);
-    return direct;
-}
-
 /* A vertex's capacity from the source (*tr) against its capacity to the
  * sink: what both give is flow through s -> v -> t at once; *tr keeps the
  * rest, signed. */
@@ -59,6 +48,30 @@ static inline void precancel(int64_t *tr, int64_t to_t, int64_t *flow)
 {
     *flow += *tr < to_t ? *tr : to_t;
     *tr -= to_t;
+}
+
+/* Vertex v's capacity from the source and to the sink, from its own out-
+ * and in-arcs (0 for the terminals themselves). */
+static void terminal_caps(const mf_graph *g, int32_t v, int64_t *from_s, int64_t *to_t)
+{
+    int32_t s = g->source, t = g->sink;
+    *from_s = *to_t = 0;
+    if (v == s || v == t)
+        return;
+    for (int32_t a = g->out_start[v]; a < g->out_start[v + 1]; a++) {
+        int32_t w = g->arc_head[a];
+        if (w == t)
+            *to_t += g->arc_cap[a];
+        else if (w == s)
+            *from_s += g->arc_rcap[a]; /* s -> v as v -> s's reverse */
+    }
+    for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
+        int32_t u = g->in_tail[i], a = g->in_arc[i];
+        if (u == s)
+            *from_s += g->arc_cap[a];
+        else if (u == t)
+            *to_t += g->arc_rcap[a]; /* v -> t as t -> v's reverse */
+    }
 }
 
 typedef struct terminal_pass {
@@ -77,24 +90,8 @@ static void terminal_range(void *arg, int32_t lo, int32_t hi)
     int32_t s = g->source, t = g->sink, n = g->num_vertices;
     int64_t flow = 0;
     for (int32_t v = lo; v < hi; v++) {
-        int64_t from_s = 0, to_t = 0;
-        if (v != s && v != t) {
-            for (int32_t a = g->out_start[v]; a < g->out_start[v + 1]; a++) {
-                int32_t w = g->arc_head[a];
-                if (w == t)
-                    to_t += g->arc_cap[a];
-                else if (w == s)
-                    from_s += g->arc_rcap[a]; /* s -> v as v -> s's reverse */
-            }
-            for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
-                int32_t u = g->in_tail[i], a = g->in_arc[i];
-                if (u == s)
-                    from_s += g->arc_cap[a];
-                else if (u == t)
-                    to_t += g->arc_rcap[a]; /* v -> t as t -> v's reverse */
-            }
-        }
-        p->tr[v] = from_s;
+        int64_t to_t;
+        terminal_caps(g, v, &p->tr[v], &to_t);
         precancel(&p->tr[v], to_t, &flow);
     }
     /* arcs joining source and sink: flow without a vertex between */
@@ -130,8 +127,8 @@ int mf_terminal_flows(const mf_graph *g, const mf_residual *r, const int64_t *le
         return MF_ERR_NOMEM;
     }
     /* terminal flow per vertex: its capacity less what is left in tr */
-    sum_terminal_caps(n, g, in_from_s, out_to_t);
     for (int32_t v = 0; v < n; v++) {
+        terminal_caps(g, v, &in_from_s[v], &out_to_t[v]);
         int64_t left = left_tr[v];
         in_from_s[v] -= left > 0 ? left : 0;
         out_to_t[v] -= left < 0 ? -left : 0;
