@@ -8,6 +8,7 @@
 #                                        latency (one segment call per engine, fresh processes)
 #                                        skewed (R-MAT and matching: GPU against the CPU algorithms)
 #                                        many (small photos, many to a launch: bench_many)
+#                                        floor (one solve on all cores against one: bench_threads)
 #                                        (default: build test sanitize bench)
 # Needs cmocka where the machine has none: unpack Debian's libcmocka .debs
 # into .deps/root (see README, "GPU checks") and carry .deps.
@@ -151,6 +152,12 @@ if has many; then
     timeout 400 tests/bench/many_bench.sh "$BUILD/segment/flowcut" "$BUILD/tests/bench/bench_many" >"$OUT/many_bench.txt" 2>&1
     note "many_bench: rc=$?"
     cat "$OUT/many_bench.txt" >>"$SUMMARY"
+fi
+
+if has floor; then
+    timeout 300 tests/bench/thread_floor.sh "$BUILD/segment/flowcut" "$BUILD/tests/bench/bench_threads" >"$OUT/thread_floor.txt" 2>&1
+    note "thread_floor: rc=$?"
+    cat "$OUT/thread_floor.txt" >>"$SUMMARY"
 fi
 
 if has batchbench; then

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Issue 12's floor: one solve on every core never slower than on one.
+# flowcut's networks of every third seg-dev photo and of the bundled
+# sample, each solved warm by BK on 1 thread and on THREADS, alternating
+# (bench_threads: best of REPEATS each, value and cut compared).
+#   tests/bench/thread_floor.sh FLOWCUT BENCH_THREADS [THREADS (default: all cores)] [REPEATS (default 5)]
+set -uo pipefail
+F=$(realpath "${1:?usage: thread_floor.sh FLOWCUT BENCH_THREADS [THREADS] [REPEATS]}")
+BT=$(realpath "${2:?usage: thread_floor.sh FLOWCUT BENCH_THREADS [THREADS] [REPEATS]}")
+THREADS=${3:-$(nproc)}
+REPEATS=${4:-5}
+HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+"$HERE/segdev_networks.sh" "$F" "$T" 3
+case $? in 0 | 3) ;; *) exit 1 ;; esac
+"$F" graph "$HERE/../../examples/coffee.png" --seeds "$HERE/../../examples/coffee-seeds.png" -o "$T/coffee.max" -f || exit 1
+echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+"$BT" --threads "$THREADS" --repeats "$REPEATS" "$T"/*.max
