@@ -438,8 +438,9 @@ static void scan_borders(void *arg, int32_t first_block, int32_t end_block)
     for (int32_t i = first_block; i < end_block; i++) {
         int32_t lo = c->bound[i], hi = c->bound[i + 1], count = 0;
         int64_t crossing = 0, interior = 0;
-        /* not mf_alloc_big: pages that stay unwritten cost nothing here */
-        int32_t *list = mf_malloc(sizeof(int32_t) * (size_t)(hi - lo));
+        /* not mf_alloc_big: pages that stay unwritten cost nothing here
+         * (one slot more: a block may be empty, and malloc(0) may be NULL) */
+        int32_t *list = mf_malloc(sizeof(int32_t) * ((size_t)(hi - lo) + 1));
         c->border[i] = (bk_border){list, 0};
         c->crossing[i] = c->interior[i] = 0;
         if (!list)
