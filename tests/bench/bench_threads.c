@@ -72,7 +72,12 @@ int main(int argc, char **argv)
         for (int r = 0; r < repeats && !failed; r++) {
             mf_result one, many;
             double t1, tn;
-            if (solve(&g, 1, &one, &t1) || solve(&g, threads, &many, &tn)) {
+            if (solve(&g, 1, &one, &t1)) {
+                failed = 1;
+                break;
+            }
+            if (solve(&g, threads, &many, &tn)) {
+                mf_result_free(&one);
                 failed = 1;
                 break;
             }
