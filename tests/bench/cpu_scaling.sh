@@ -19,19 +19,7 @@ THREADS=${4:-1 2 4 8 16}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-${PYTHON:-python3} - "$ROOT/examples" "$T" <<'PY' || exit 1
-import sys, cv2
-ex, out = sys.argv[1], sys.argv[2]
-img = cv2.imread(ex + "/coffee.png"); seeds = cv2.imread(ex + "/coffee-seeds.png", cv2.IMREAD_GRAYSCALE)
-H, W = seeds.shape
-for name in ("1", "3", "12"):
-    # the labelled size in pixels (before session 15 the scales assumed a
-    # 0.375 Mpx photo: "1, 3, 12 Mpx" were 0.64, 1.92 and 7.69)
-    s = (float(name) * 1e6 / (W * H)) ** 0.5
-    w, h = round(W * s), round(H * s)
-    cv2.imwrite(f"{out}/img{name}.png", cv2.resize(img, (w, h), interpolation=cv2.INTER_CUBIC))
-    cv2.imwrite(f"{out}/seeds{name}.png", cv2.resize(seeds, (w, h), interpolation=cv2.INTER_NEAREST))
-PY
+${PYTHON:-python3} "$ROOT/tests/bench/upscale_sample.py" "$T" 1 3 12 || exit 1
 echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 printf "%-5s %-14s %s\n" "Mpx" "solver" "solve (s)"
 for s in $SIZES; do

@@ -37,18 +37,9 @@ GLIBC_TUNABLES=glibc.malloc.hugetlb=1 med "segment --engine cpu, malloc hugetlb=
 PY=
 for p in python3 /usr/bin/python3; do "$p" -c "import cv2" 2>/dev/null && { PY=$p; break; }; done
 if [ -n "$PY" ]; then
-    "$PY" - "$ROOT/examples" "$T" <<'PYEOF'
-import sys, cv2
-ex, out = sys.argv[1], sys.argv[2]
-img = cv2.imread(ex + "/coffee.png"); seeds = cv2.imread(ex + "/coffee-seeds.png", cv2.IMREAD_GRAYSCALE)
-H, W = seeds.shape
-s = (12e6 / (W * H)) ** 0.5  # 12 Mpx (7.69 before session 15, whose scale assumed a 0.375 Mpx photo)
-w, h = round(W * s), round(H * s)
-cv2.imwrite(out + "/big.jpg", cv2.resize(img, (w, h), interpolation=cv2.INTER_CUBIC), [cv2.IMWRITE_JPEG_QUALITY, 92])
-cv2.imwrite(out + "/big-seeds.png", cv2.resize(seeds, (w, h), interpolation=cv2.INTER_NEAREST))
-PYEOF
+    "$PY" "$ROOT/tests/bench/upscale_sample.py" --jpeg "$T" 12
     for e in auto cpu; do
-        med "latency 12 Mpx JPEG --engine $e" "$F" segment "$T/big.jpg" --seeds "$T/big-seeds.png" -o "$T/mb.png" -f -q \
+        med "latency 12 Mpx JPEG --engine $e" "$F" segment "$T/img12.jpg" --seeds "$T/seeds12.png" -o "$T/mb.png" -f -q \
             --engine "$e" --time && echo "  last: $(tail -n1 "$T/err")"
     done
 else

@@ -11,19 +11,7 @@ F=${1:?usage: seg_scale.sh FLOWCUT}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-python3 - "$ROOT/examples" "$T" <<'PY'
-import sys, cv2
-ex, out = sys.argv[1], sys.argv[2]
-img = cv2.imread(ex + "/coffee.png"); seeds = cv2.imread(ex + "/coffee-seeds.png", cv2.IMREAD_GRAYSCALE)
-H, W = seeds.shape
-for name in ("0.25", "1", "3", "6", "12"):
-    # the labelled size in pixels (before session 15 the scales assumed a
-    # 0.375 Mpx photo: each size was 0.64 of its label)
-    s = (float(name) * 1e6 / (W * H)) ** 0.5
-    w, h = round(W * s), round(H * s)
-    cv2.imwrite(f"{out}/img{name}.png", cv2.resize(img, (w, h), interpolation=cv2.INTER_CUBIC))
-    cv2.imwrite(f"{out}/seeds{name}.png", cv2.resize(seeds, (w, h), interpolation=cv2.INTER_NEAREST))
-PY
+python3 "$ROOT/tests/bench/upscale_sample.py" "$T" 0.25 1 3 6 12
 printf "%-6s %-6s %s\n" "Mpx" "engine" "stage times (s)"
 for s in ${SEG_SCALE_SIZES:-0.25 3 12}; do
     engines="pr bk gpu"
