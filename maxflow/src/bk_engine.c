@@ -203,10 +203,12 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
 
 /* Distance from v to its tree's terminal through valid parents, or
  * FAR_AWAY when the chain ends at an orphan. Caches along the way. */
-static int32_t origin_distance(bk_run *b, int32_t v)
+static int32_t origin_distance(bk_run *b, int32_t v, int32_t limit)
 {
     int32_t d = 0, u = v;
     for (;;) {
+        if (d >= limit)
+            return FAR_AWAY;
         if (b->v[u].stamp == b->time) {
             d += b->v[u].dist;
             break;
@@ -245,7 +247,7 @@ static void adopt(bk_run *b, int32_t v)
         int32_t res = side == SRC_TREE ? arcs[q].rres : arcs[q].res;
         if (res <= 0)
             continue;
-        int32_t d = origin_distance(b, w);
+        int32_t d = origin_distance(b, w, best_d);
         if (d < best_d) {
             best_d = d;
             best = q;
