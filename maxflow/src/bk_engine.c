@@ -286,10 +286,10 @@ static void adopt_orphans(bk_run *b)
 
 /* Grows v's tree by one layer of neighbours; returns the arc (position in
  * the arcs of the source-tree end x) of a path found, or -1. */
-static int32_t grow(bk_run *b, int32_t v, int32_t *x)
+static inline __attribute__((always_inline)) int32_t grow_side(bk_run *b, int32_t v, int32_t *x,
+                                                                const uint8_t side)
 {
     mf_rarc *arcs = b->arcs;
-    uint8_t side = b->v[v].tree;
     for (int32_t q = b->first[v]; q < b->first[v + 1]; q++) {
         int32_t w = arcs[q].head;
         int32_t res = side == SRC_TREE ? arcs[q].res : arcs[q].rres;
@@ -322,6 +322,11 @@ static int32_t grow(bk_run *b, int32_t v, int32_t *x)
         }
     }
     return -1;
+}
+
+static int32_t grow(bk_run *b, int32_t v, int32_t *x)
+{
+    return b->v[v].tree == SRC_TREE ? grow_side(b, v, x, SRC_TREE) : grow_side(b, v, x, SNK_TREE);
 }
 
 static void run_search(bk_run *b)
