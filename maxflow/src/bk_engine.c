@@ -251,6 +251,8 @@ static void adopt(bk_run *b, int32_t v)
         if (d < best_d) {
             best_d = d;
             best = q;
+            if (d == 1) /* a root: no neighbour can be nearer */
+                break;
         }
     }
     if (best != NO_PARENT) {
