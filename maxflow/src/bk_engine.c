@@ -49,9 +49,13 @@ enum { FREE = 0, SRC_TREE = 1, SNK_TREE = 2, TERMINAL_VERTEX = 3 };
  * node is 16 bytes, four to a cache line. */
 typedef struct bk_node {
     int32_t parent;   /* position, in the vertex's arcs, of the arc to its parent */
-    int32_t stamp, dist; /* distance-to-terminal cache, valid at stamp */
+    int32_t stamp;    /* dist is valid at this time */
+    uint16_t dist;    /* distance-to-terminal cache, saturating (a heuristic) */
     uint8_t tree, queued;
 } bk_node;
+
+#define DIST_MAX UINT16_MAX
+static inline uint16_t dist_after(uint16_t d) { return d < DIST_MAX ? (uint16_t)(d + 1) : d; }
 
 /* One BK search over the vertices [lo, hi) and the arcs between them. */
 typedef struct bk_run {
@@ -228,7 +232,8 @@ static int32_t origin_distance(bk_run *b, int32_t v, int32_t limit)
     int32_t total = d;
     for (u = v; b->v[u].stamp != b->time; u = b->up[u]) {
         b->v[u].stamp = b->time;
-        b->v[u].dist = d--;
+        b->v[u].dist = d < DIST_MAX ? (uint16_t)d : DIST_MAX;
+        d--;
     }
     return total;
 }
@@ -259,7 +264,7 @@ static void adopt(bk_run *b, int32_t v)
         b->v[v].parent = best;
         b->up[v] = arcs[best].head;
         b->v[v].stamp = b->time;
-        b->v[v].dist = best_d + 1;
+        b->v[v].dist = best_d < DIST_MAX ? (uint16_t)(best_d + 1) : DIST_MAX;
         return;
     }
     b->v[v].tree = FREE;
@@ -303,7 +308,7 @@ static inline __attribute__((always_inline)) int32_t grow_side(bk_run *b, int32_
             b->v[w].parent = arcs[q].sister;
             b->up[w] = v;
             b->v[w].stamp = b->v[v].stamp;
-            b->v[w].dist = b->v[v].dist + 1;
+            b->v[w].dist = dist_after(b->v[v].dist);
             push_active(b, w);
         } else if (tw == side) {
             /* shorten w's route when v is known to be nearer its terminal */
@@ -312,7 +317,7 @@ static inline __attribute__((always_inline)) int32_t grow_side(bk_run *b, int32_
                 b->v[w].parent = arcs[q].sister;
                 b->up[w] = v;
                 b->v[w].stamp = b->v[v].stamp;
-                b->v[w].dist = b->v[v].dist + 1;
+                b->v[w].dist = dist_after(b->v[v].dist);
             }
         } else if (tw != TERMINAL_VERTEX) {
             if (side == SRC_TREE) {
