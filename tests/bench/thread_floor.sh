@@ -4,6 +4,9 @@
 # sample, each solved warm by BK on 1 thread and on THREADS, alternating
 # (bench_threads: best of REPEATS each, value and cut compared).
 #   tests/bench/thread_floor.sh FLOWCUT BENCH_THREADS [THREADS (default: all cores)] [REPEATS (default 5)]
+# MIN_BLOCKS="40000 60000 ..." runs the whole comparison once per smallest
+# block size (FLOWCUT_BK_MIN_BLOCK), to calibrate the engine's rule on a
+# machine of many cores; ROUNDS=N (default 1) repeats each run.
 set -uo pipefail
 F=$(realpath "${1:?usage: thread_floor.sh FLOWCUT BENCH_THREADS [THREADS] [REPEATS]}")
 BT=$(realpath "${2:?usage: thread_floor.sh FLOWCUT BENCH_THREADS [THREADS] [REPEATS]}")
@@ -16,4 +19,13 @@ trap 'rm -rf "$T"' EXIT
 case $? in 0 | 3) ;; *) exit 1 ;; esac
 "$F" graph "$HERE/../../examples/coffee.png" --seeds "$HERE/../../examples/coffee-seeds.png" -o "$T/coffee.max" -f || exit 1
 echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-"$BT" --threads "$THREADS" --repeats "$REPEATS" "$T"/*.max
+for mb in ${MIN_BLOCKS:-default}; do
+    for r in $(seq "${ROUNDS:-1}"); do
+        [ -n "${MIN_BLOCKS:-}${ROUNDS:-}" ] && echo "== smallest block: $mb, round $r"
+        if [ "$mb" = default ]; then
+            "$BT" --threads "$THREADS" --repeats "$REPEATS" "$T"/*.max
+        else
+            FLOWCUT_BK_MIN_BLOCK=$mb "$BT" --threads "$THREADS" --repeats "$REPEATS" "$T"/*.max
+        fi
+    done
+done
