@@ -57,7 +57,7 @@ typedef struct bk_node {
 } bk_node;
 
 #define DIST_MAX UINT16_MAX
-static inline uint16_t dist_after(uint16_t d) { return d < DIST_MAX ? (uint16_t)(d + 1) : d; }
+static inline uint16_t dist_cap(int32_t d) { return d < DIST_MAX ? (uint16_t)d : DIST_MAX; }
 
 /* One BK search over the vertices [lo, hi) and the arcs between them. */
 typedef struct bk_run {
@@ -236,8 +236,7 @@ static int32_t origin_distance(bk_run *b, int32_t v, int32_t limit)
     int32_t total = d;
     for (u = v; b->v[u].stamp != b->time; u = b->up[u]) {
         b->v[u].stamp = b->time;
-        b->v[u].dist = d < DIST_MAX ? (uint16_t)d : DIST_MAX;
-        d--;
+        b->v[u].dist = dist_cap(d--);
     }
     return total;
 }
@@ -268,7 +267,7 @@ static void adopt(bk_run *b, int32_t v)
         b->v[v].parent = best;
         b->up[v] = arcs[best].head;
         b->v[v].stamp = b->time;
-        b->v[v].dist = best_d < DIST_MAX ? (uint16_t)(best_d + 1) : DIST_MAX;
+        b->v[v].dist = dist_cap(best_d + 1);
         return;
     }
     b->v[v].tree = FREE;
@@ -312,7 +311,7 @@ static inline __attribute__((always_inline)) int32_t grow_side(bk_run *b, int32_
             b->v[w].parent = arcs[q].sister;
             b->up[w] = v;
             b->v[w].stamp = b->v[v].stamp;
-            b->v[w].dist = dist_after(b->v[v].dist);
+            b->v[w].dist = dist_cap(b->v[v].dist + 1);
             push_active(b, w);
         } else if (tw == side) {
             /* shorten w's route when v is known to be nearer its terminal */
@@ -321,7 +320,7 @@ static inline __attribute__((always_inline)) int32_t grow_side(bk_run *b, int32_
                 b->v[w].parent = arcs[q].sister;
                 b->up[w] = v;
                 b->v[w].stamp = b->v[v].stamp;
-                b->v[w].dist = dist_after(b->v[v].dist);
+                b->v[w].dist = dist_cap(b->v[v].dist + 1);
             }
         } else if (tw != TERMINAL_VERTEX) {
             *from = q;
