@@ -22,10 +22,7 @@ echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 for mb in ${MIN_BLOCKS:-default}; do
     for r in $(seq "${ROUNDS:-1}"); do
         [ -n "${MIN_BLOCKS:-}${ROUNDS:-}" ] && echo "== smallest block: $mb, round $r"
-        if [ "$mb" = default ]; then
-            "$BT" --threads "$THREADS" --repeats "$REPEATS" "$T"/*.max
-        else
-            FLOWCUT_BK_MIN_BLOCK=$mb "$BT" --threads "$THREADS" --repeats "$REPEATS" "$T"/*.max
-        fi
+        [ "$mb" = default ] || export FLOWCUT_BK_MIN_BLOCK=$mb
+        "$BT" --threads "$THREADS" --repeats "$REPEATS" "$T"/*.max
     done
 done
