@@ -37,8 +37,12 @@ enum { FREE = 0, SRC_TREE = 1, SNK_TREE = 2, TERMINAL_VERTEX = 3 };
 
 /* Blocks of fewer vertices are not worth a thread; a graph whose arcs
  * cross blocks more than this often (not a grid in row order) runs on
- * one (both measured on photos and DIMACS families). */
-#define MIN_BLOCK_VERTICES 40000 /* FLOWCUT_BK_MIN_BLOCK overrides (tests, experiments) */
+ * one (both measured on photos and DIMACS families). 30,000 rather than
+ * 40,000: a photo's flow often sits in one band, and on 16 cores a 0.17
+ * Mpx network in four blocks left that band to one thread (16 threads
+ * against 1, 37 networks, 3 rounds: worst 0.885 against 1.12;
+ * tests/bench/thread_floor.sh with MIN_BLOCKS). */
+#define MIN_BLOCK_VERTICES 30000 /* FLOWCUT_BK_MIN_BLOCK overrides (tests, experiments) */
 #define MAX_CROSSING_FRACTION 0.05 /* FLOWCUT_BK_MAX_CROSSING overrides */
 #define MAX_BLOCKS 64
 
