@@ -233,6 +233,61 @@ static void test_thread_counts_give_identical_cuts(void **state)
     unsetenv("FLOWCUT_BK_MAX_CROSSING");
 }
 
+/* Skewed degrees: in the threaded set-up a vertex of out-degree above 64
+ * has its arcs' places among the kept ones tabulated, the others count
+ * them (counting cost a hub O(degree^2)); and a graph whose arcs cross any
+ * blocks is planned as one block before the set-up (BK), while a grid in
+ * row order keeps its bands. */
+static void test_hubs_and_scattered_arcs(void **state)
+{
+    (void)state;
+    mf_error err = {0};
+    mf_arclist list;
+    mf_graph g;
+    assert_int_equal(mf_gen_rmat(12, 16, 4, 1000, 3, &list), MF_OK);
+    uint8_t *want = malloc((size_t)list.num_vertices);
+    assert_non_null(want);
+    int64_t value = reference_max_flow(&list, want);
+    assert_true(value > 0);
+    assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+    int32_t max_degree = 0;
+    for (int32_t v = 0; v < g.num_vertices; v++)
+        if (v != g.source && v != g.sink && g.out_start[v + 1] - g.out_start[v] > max_degree)
+            max_degree = g.out_start[v + 1] - g.out_start[v];
+    assert_true(max_degree > 64);
+    setenv("FLOWCUT_BK_SETUP", "parallel", 1);
+    setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
+    for (int threads = 1; threads <= 4; threads++)
+        for (int cut_only = 0; cut_only < 2; cut_only++) {
+            mf_options opt = path_options(threads, cut_only);
+            mf_result r;
+            assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
+            if (r.flow_value != value || memcmp(r.source_side, want, (size_t)g.num_vertices))
+                fail_msg("R-MAT, %d threads, cut only %d: value %lld, want %lld, or the cut differs", threads,
+                         cut_only, (long long)r.flow_value, (long long)value);
+            if (PATH_ALGORITHM == MF_CPU_BK)
+                assert_int_equal(r.stats.rounds, 1); /* one block: its arcs cross them all */
+            mf_result_free(&r);
+        }
+    unsetenv("FLOWCUT_BK_SETUP");
+    free(want);
+    mf_graph_free(&g);
+    mf_arclist_free(&list);
+    if (PATH_ALGORITHM == MF_CPU_BK) {
+        /* 100 x 2000 in row order, 8 threads: 16 bands of 12,500 vertices */
+        assert_int_equal(mf_gen_grid(100, 2000, 4, 7, &list), MF_OK);
+        assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+        mf_options opt = path_options(8, 1);
+        mf_result r;
+        assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
+        assert_int_equal(r.stats.rounds, 16);
+        mf_result_free(&r);
+        mf_graph_free(&g);
+        mf_arclist_free(&list);
+    }
+    unsetenv("FLOWCUT_BK_MIN_BLOCK");
+}
+
 /* A block or merge that cannot get its buffers fails the solve cleanly, on
  * whichever thread it runs: the other tasks only count down, the pool does
  * not hang, and nothing leaks (ASan in tests/run.sh). A leaf's list of
@@ -295,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_grids_match_push_relabel),
         cmocka_unit_test(test_thread_counts_give_identical_cuts),
         cmocka_unit_test(test_terminal_arcs_on_split_ranges),
+        cmocka_unit_test(test_hubs_and_scattered_arcs),
         cmocka_unit_test(test_allocation_failure_in_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

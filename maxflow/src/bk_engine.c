@@ -514,21 +514,68 @@ static void free_borders(bk_border *border, int k)
     }
 }
 
-/* Block boundaries: up to `blocks` contiguous vertex ranges with about
- * as many arcs each, and each block's border vertices (scanned on
- * `threads`); 1 block when the graph is small or its arcs cross the
- * blocks too often for merging to pay. */
-static int plan_blocks(const mf_graph *g, const mf_residual *r, int blocks, int threads, int32_t *bound,
+/* Blocks per thread (FLOWCUT_BK_BLOCKS_PER_THREAD overrides, experiments). */
+#define BLOCKS_PER_THREAD 2
+
+/* The blocks a graph of n vertices gets on `threads` threads before its
+ * arcs are looked at: BLOCKS_PER_THREAD a thread, at most MAX_BLOCKS,
+ * none of fewer than MIN_BLOCK_VERTICES (1: the graph is one block). */
+static int block_count(int32_t n, int threads)
+{
+    const char *per_env = getenv("FLOWCUT_BK_BLOCKS_PER_THREAD");
+    const char *min_env = getenv("FLOWCUT_BK_MIN_BLOCK");
+    int per = per_env && atoi(per_env) > 0 ? atoi(per_env) : BLOCKS_PER_THREAD;
+    int64_t min_block = min_env && atol(min_env) > 0 ? atol(min_env) : MIN_BLOCK_VERTICES;
+    if (threads < 2)
+        return 1;
+    int64_t k = (int64_t)threads * per;
+    if (k > MAX_BLOCKS)
+        k = MAX_BLOCKS;
+    if (k * min_block > n)
+        k = n / min_block;
+    return k < 2 ? 1 : (int)k;
+}
+
+static double max_crossing(void)
+{
+    const char *env = getenv("FLOWCUT_BK_MAX_CROSSING");
+    return env ? atof(env) : MAX_CROSSING_FRACTION;
+}
+
+/* Whether the arcs of every 64th vertex cross k equal vertex ranges more
+ * often than plan_blocks allows: such a graph (R-MAT, a DIMACS file in
+ * random order; not a grid in row order) will be one block, known before
+ * the set-up, which then takes the one-thread passes. Those stream the
+ * arcs by tail; the threaded ones look up every vertex's in-arcs, which
+ * on such a graph are scattered (R-MAT scale 17, 2 threads: set-up 0.06
+ * s against 0.03 s on one). Deterministic, so the plan is too. */
+static int crosses_blocks(const mf_graph *g, int k)
+{
+    int32_t n = g->num_vertices, s = g->source, t = g->sink;
+    int64_t cross = 0, inner = 0;
+    for (int32_t u = 0; u < n; u += 64) {
+        if (u == s || u == t)
+            continue;
+        int64_t bu = (int64_t)u * k / n;
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t w = g->arc_head[a];
+            if (w == s || w == t)
+                continue;
+            inner++;
+            cross += (int64_t)w * k / n != bu;
+        }
+    }
+    return cross > max_crossing() * (double)inner;
+}
+
+/* Block boundaries: up to k (block_count's) contiguous vertex ranges
+ * with about as many arcs each, and each block's border vertices
+ * (scanned on `threads`); 1 block when the graph is small or its arcs
+ * cross the blocks too often for merging to pay. */
+static int plan_blocks(const mf_graph *g, const mf_residual *r, int k, int threads, int32_t *bound,
                        bk_border *border)
 {
     int32_t n = g->num_vertices;
-    int k = blocks;
-    const char *env = getenv("FLOWCUT_BK_MIN_BLOCK");
-    int64_t min_block = env && atol(env) > 0 ? atol(env) : MIN_BLOCK_VERTICES;
-    if (k > MAX_BLOCKS)
-        k = MAX_BLOCKS;
-    if ((int64_t)k * min_block > n)
-        k = (int)(n / min_block);
     if (k < 2) {
         bound[0] = 0;
         bound[1] = n;
@@ -563,9 +610,7 @@ static int plan_blocks(const mf_graph *g, const mf_residual *r, int blocks, int 
         inner += interior[i];
         nomem |= !border[i].v;
     }
-    const char *cross_env = getenv("FLOWCUT_BK_MAX_CROSSING");
-    double max_crossing = cross_env ? atof(cross_env) : MAX_CROSSING_FRACTION;
-    if (nomem || cross > max_crossing * (double)inner) {
+    if (nomem || cross > max_crossing() * (double)inner) {
         /* out of memory for the lists: one block needs none */
         free_borders(border, k);
         bound[1] = n;
@@ -656,17 +701,12 @@ static void *pool_worker(void *arg)
     return NULL;
 }
 
-/* Blocks per thread (FLOWCUT_BK_BLOCKS_PER_THREAD overrides, experiments). */
-#define BLOCKS_PER_THREAD 2
-
 static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *up, int64_t *tr, int threads,
-                        int64_t *flow, int64_t *augmentations, int *blocks_used)
+                        int blocks, int64_t *flow, int64_t *augmentations, int *blocks_used)
 {
     int32_t bound[MAX_BLOCKS + 1];
     bk_border border[MAX_BLOCKS] = {{0}};
-    const char *env = getenv("FLOWCUT_BK_BLOCKS_PER_THREAD");
-    int per = env && atoi(env) > 0 ? atoi(env) : BLOCKS_PER_THREAD;
-    int k = plan_blocks(g, r, threads > 1 ? threads * per : 1, threads, bound, border);
+    int k = plan_blocks(g, r, blocks, threads, bound, border);
     *blocks_used = k;
     if (k == 1) {
         bk_job job;
@@ -765,10 +805,14 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
      * passes over the arcs (mf_cut_setup; a 0.14 Mpx photo's solve 12.8 ->
      * 10.1 ms), also below 131,072 vertices, which the threaded passes
      * (grain 65,536) would not split. More: the threaded passes, which on
-     * 2 threads won as often as they lost. FLOWCUT_BK_SETUP=fused|parallel
+     * 2 threads won as often as they lost, unless the graph will be one
+     * block anyway (crosses_blocks). FLOWCUT_BK_SETUP=fused|parallel
      * overrides (experiments). */
     const char *setup = getenv("FLOWCUT_BK_SETUP");
-    int fused = setup ? !strcmp(setup, "fused") : threads == 1 || n < 131072;
+    int planned = block_count(n, threads), blocks = 1;
+    if (planned > 1 && crosses_blocks(g, planned))
+        planned = 1;
+    int fused = setup ? !strcmp(setup, "fused") : threads == 1 || n < 131072 || planned == 1;
     if (rc == MF_OK && opt->cut_only && fused) {
         rc = mf_cut_setup(g, &r, tr, &flow);
     } else if (rc == MF_OK) {
@@ -779,13 +823,12 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
     }
     if (rc == MF_OK)
         rc = mf_result_alloc(res, g, !opt->cut_only);
-    int blocks = 1;
     res->stats.setup_seconds = mf_now() - t0;
     if (rc == MF_OK) {
         bk_pass pass = {.v = v};
         mf_parallel_for(threads, n, 65536, clear_nodes, &pass);
         v[g->source].tree = v[g->sink].tree = TERMINAL_VERTEX;
-        rc = solve_blocks(g, &r, v, up, tr, threads, &flow, &augmentations, &blocks);
+        rc = solve_blocks(g, &r, v, up, tr, threads, planned, &flow, &augmentations, &blocks);
     }
     if (rc == MF_OK) {
         if (res->flow)

@@ -77,19 +77,55 @@ static inline int is_terminal(const mf_graph *g, int32_t v)
     return v == g->source || v == g->sink;
 }
 
-/* Position of stored arc a (tail u, both ends interior) among u's kept arcs. */
-static inline int32_t interior_forward(const mf_residual *r, const mf_graph *g, int32_t u, int32_t a)
+/* Out-degree above which a vertex's kept positions are tabulated once
+ * instead of counted at each lookup: counting costs the arcs before the
+ * one looked up, so a hub of degree D cost O(D^2) (R-MAT scale 17, 2
+ * threads: set-up 0.21 s against 0.03 s on one thread, which builds the
+ * lists in tail order without lookups). */
+#define COUNT_MAX_DEGREE 64
+
+typedef struct interior_pass {
+    const mf_graph *g;
+    mf_residual *r;
+    int32_t *kept; /* a hub's arcs: position of the forward copy (-1: a terminal's) */
+    _Atomic int hubs;
+} interior_pass;
+
+static inline int is_hub(const mf_graph *g, int32_t u)
 {
-    int32_t pos = r->first[u];
+    return g->out_start[u + 1] - g->out_start[u] > COUNT_MAX_DEGREE;
+}
+
+/* Position of stored arc a (tail u, both ends interior) among u's kept arcs. */
+static inline int32_t interior_forward(const interior_pass *c, int32_t u, int32_t a)
+{
+    const mf_graph *g = c->g;
+    if (is_hub(g, u))
+        return c->kept[a];
+    int32_t pos = c->r->first[u];
     for (int32_t b = g->out_start[u]; b < a; b++)
         pos += !is_terminal(g, g->arc_head[b]);
     return pos;
 }
 
+static void index_hubs(void *ctx, int32_t lo, int32_t hi)
+{
+    const interior_pass *c = ctx;
+    const mf_graph *g = c->g;
+    for (int32_t u = lo; u < hi; u++) {
+        if (is_terminal(g, u) || !is_hub(g, u))
+            continue;
+        int32_t pos = c->r->first[u];
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++)
+            c->kept[a] = is_terminal(g, g->arc_head[a]) ? -1 : pos++;
+    }
+}
+
 static void fill_interior(void *ctx, int32_t lo, int32_t hi)
 {
-    const mf_graph *g = ((void **)ctx)[0];
-    mf_residual *r = ((void **)ctx)[1];
+    const interior_pass *c = ctx;
+    const mf_graph *g = c->g;
+    mf_residual *r = c->r;
     for (int32_t v = lo; v < hi; v++) {
         if (is_terminal(g, v))
             continue;
@@ -106,7 +142,7 @@ static void fill_interior(void *ctx, int32_t lo, int32_t hi)
             int32_t u = g->in_tail[i], a = g->in_arc[i];
             if (is_terminal(g, u))
                 continue;
-            int32_t fp = interior_forward(r, g, u, a);
+            int32_t fp = interior_forward(c, u, a);
             r->arcs[pos].head = u;
             r->arcs[pos].res = g->arc_rcap[a];
             r->arcs[pos].rres = g->arc_cap[a];
@@ -120,8 +156,9 @@ static void fill_interior(void *ctx, int32_t lo, int32_t hi)
 
 static void count_interior(void *ctx, int32_t lo, int32_t hi)
 {
-    const mf_graph *g = ((void **)ctx)[0];
-    mf_residual *r = ((void **)ctx)[1];
+    interior_pass *c = ctx;
+    const mf_graph *g = c->g;
+    int hubs = 0;
     for (int32_t v = lo; v < hi; v++) {
         int32_t k = 0;
         if (!is_terminal(g, v)) {
@@ -129,9 +166,12 @@ static void count_interior(void *ctx, int32_t lo, int32_t hi)
                 k += !is_terminal(g, g->arc_head[a]);
             for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++)
                 k += !is_terminal(g, g->in_tail[i]);
+            hubs |= is_hub(g, v);
         }
-        r->first[v + 1] = k;
+        c->r->first[v + 1] = k;
     }
+    if (hubs)
+        c->hubs = 1;
 }
 
 int mf_residual_init_interior(mf_residual *r, const mf_graph *g, int threads)
@@ -141,19 +181,26 @@ int mf_residual_init_interior(mf_residual *r, const mf_graph *g, int threads)
     r->arcs = NULL;
     if (!r->first)
         return MF_ERR_NOMEM;
-    void *ctx[2] = {(void *)g, r};
-    mf_parallel_for(threads, n, 65536, count_interior, ctx);
+    interior_pass c = {.g = g, .r = r, .kept = NULL, .hubs = 0};
+    mf_parallel_for(threads, n, 65536, count_interior, &c);
     r->first[0] = 0;
     for (int32_t v = 0; v < n; v++)
         r->first[v + 1] += r->first[v];
     r->arcs = mf_alloc_big(sizeof(mf_rarc) * ((size_t)r->first[n] + 1));
-    if (!r->arcs) {
+    /* indexed by stored arc, written for the hubs' arcs alone: the pages
+     * of the others stay untouched */
+    if (r->arcs && c.hubs)
+        c.kept = mf_malloc(sizeof(int32_t) * ((size_t)g->num_arcs + 1));
+    if (!r->arcs || (c.hubs && !c.kept)) {
         mf_residual_free(r);
         return MF_ERR_NOMEM;
     }
+    if (c.hubs)
+        mf_parallel_for(threads, n, 65536, index_hubs, &c);
     /* each vertex writes its own list and, for its in-arcs, the sister
      * fields of their forward copies, which no other vertex writes */
-    mf_parallel_for(threads, n, 65536, fill_interior, ctx);
+    mf_parallel_for(threads, n, 65536, fill_interior, &c);
+    free(c.kept);
     return MF_OK;
 }
 
