@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Issue 12's floor: one solve on every core never slower than on one.
 # flowcut's networks of every third seg-dev photo and of the bundled
-# sample, each solved warm by BK on 1 thread and on THREADS, alternating
-# (bench_threads: best of REPEATS each, value and cut compared).
+# sample, and graphs unlike photos (`flowcut generate`: grids, R-MAT with
+# its hubs, a matching, genrmf, a Washington RLG; sizes that BK solves in
+# under a second), each solved warm by BK on 1 thread and on THREADS,
+# alternating (bench_threads: best of REPEATS each, value and cut compared).
 #   tests/bench/thread_floor.sh FLOWCUT BENCH_THREADS [THREADS (default: all cores)] [REPEATS (default 5)]
 # MIN_BLOCKS="40000 60000 ..." runs the whole comparison once per smallest
 # block size (FLOWCUT_BK_MIN_BLOCK), to calibrate the engine's rule on a
@@ -18,6 +20,17 @@ trap 'rm -rf "$T"' EXIT
 "$HERE/segdev_networks.sh" "$F" "$T" 3
 case $? in 0 | 3) ;; *) exit 1 ;; esac
 "$F" graph "$HERE/../../examples/coffee.png" --seeds "$HERE/../../examples/coffee-seeds.png" -o "$T/coffee.max" -f || exit 1
+while read -r name args; do
+    "$F" generate $args -o "$T/gen-$name.max" -f || exit 1
+done <<'GEN'
+grid4 grid --width 600 --height 400
+grid8 grid --width 1000 --height 1000 --connectivity 8
+rmat17 rmat --scale 17
+rmat18 rmat --scale 18
+matching matching --left 100000 --right 100000
+genrmf genrmf -a 24 -b 24
+rlg washington-rlg --rows 128 --cols 256
+GEN
 echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 for mb in ${MIN_BLOCKS:-default}; do
     for r in $(seq "${ROUNDS:-1}"); do
