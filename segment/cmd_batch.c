@@ -668,8 +668,11 @@ int cmd_batch(int argc, char **argv)
         }
     }
     run.use_gpu = ndevices > 0;
-    if (run.use_gpu)
-        o.graph.in_lists = 0; /* a union launch builds them on the device (15-20% of a build) */
+    if (!run.use_gpu) /* the workers solve: on the CPU, never a device that --gpus left out */
+        o.solve.engine = MF_ENGINE_CPU;
+    if (run.use_gpu || seg_cpu_skips_in_lists(&o))
+        o.graph.in_lists = 0; /* a union launch builds them on the device (15-20% of a build), and
+                               * a worker's one-thread CPU solve reads none */
     run.gpu_threads_running = nsolvers;
     run.max_queued = 2 * (size_t)(nsolvers > 0 ? nsolvers : 1);
     run.per_launch = per_launch;

@@ -237,9 +237,11 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
     mf_result_free(&j->res);
     mf_options so = o->solve;
     /* a network built without in-lists (o->graph.in_lists 0, for the
-     * device) goes through the launch that builds them there; the CPU gets
-     * them from mf_graph_finish */
+     * device or a one-thread CPU solve) goes through the launch that builds
+     * them there; the CPU gets them from mf_graph_finish unless its set-up
+     * reads none */
     const int gpu = solver && so.engine != MF_ENGINE_CPU, lists = o->graph.in_lists;
+    const int cpu_alone = gpu || so.engine == MF_ENGINE_CPU; /* what solves below if not the GPU */
     int rc = MF_OK;
     if (gpu) {
         const mf_graph *one = &j->graph;
@@ -248,7 +250,8 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
     }
     if (!gpu || (rc == MF_ERR_DEVICE_MEMORY && so.engine == MF_ENGINE_AUTO)) { /* or too large for the device */
         mf_result_free(&j->res);
-        rc = lists ? MF_OK : mf_graph_finish(&j->graph, &err);
+        rc = lists || (cpu_alone && !mf_cpu_reads_in_lists(&j->graph, &so)) ? MF_OK
+                                                                              : mf_graph_finish(&j->graph, &err);
         if (rc == MF_OK)
             rc = gpu ? mf_solve_cpu(&j->graph, &so, &j->res, &err) : mf_solve(&j->graph, &so, &j->res, &err);
     }
@@ -367,6 +370,11 @@ static void *gpu_start_main(void *arg)
     return NULL;
 }
 
+int seg_cpu_skips_in_lists(const seg_options *o)
+{
+    return o->solve.cut_only && o->solve.threads == 1 && o->graph.threads == 1;
+}
+
 /* Starts a job from files, CUDA starting beside it unless solver is given
  * or the engine is the CPU; then solves it to the end. */
 static int job_run_files(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o,
@@ -394,7 +402,8 @@ static int job_run_files(seg_job *j, const char *image_path, const char *seed_pa
      * build; two of an arc's five arrays not uploaded), unless CUDA has
      * already found none while the photo decoded; a late failure leaves
      * them to the CPU solve (mf_graph_finish) */
-    if (o->solve.engine != MF_ENGINE_CPU && (solver || (gs.started && !(atomic_load(&gs.done) && !gs.solver)))) {
+    if ((o->solve.engine != MF_ENGINE_CPU && (solver || (gs.started && !(atomic_load(&gs.done) && !gs.solver)))) ||
+        (o->solve.engine == MF_ENGINE_CPU && seg_cpu_skips_in_lists(o))) {
         lean = *o;
         lean.graph.in_lists = 0;
         o = &lean;

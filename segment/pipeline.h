@@ -65,6 +65,13 @@ void seg_jobs_solve_gpu(seg_job **jobs, int k, const seg_options *o, mf_gpu_solv
 int seg_job_next(seg_job *j, const seg_options *o);
 void seg_job_free(seg_job *j);
 
+/* Whether networks the CPU engine solves with o may be built without
+ * in-lists (o->graph.in_lists 0; 15-20% of a build): cut only, one thread,
+ * where BK and IBFS set up by streaming the arcs by tail. seg_job_solve
+ * completes a network whose solve would read them after all
+ * (mf_cpu_reads_in_lists decides). */
+int seg_cpu_skips_in_lists(const seg_options *o);
+
 /* The whole pipeline; solver may be NULL (one is made when needed). */
 int seg_run(const char *image_path, const char *seed_path, const seg_options *o,
             mf_gpu_solver *solver, seg_result *r);

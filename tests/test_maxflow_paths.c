@@ -233,6 +233,46 @@ static void test_thread_counts_give_identical_cuts(void **state)
     unsetenv("FLOWCUT_BK_MAX_CROSSING");
 }
 
+/* A cut-only solve that sets up on one thread reads no in-lists (a
+ * builder may leave them unset, graphbuild's in_lists 0): with in_arc and
+ * in_tail overwritten by garbage it gives the same value and cut. Every
+ * other solve says it reads them. */
+static void test_set_up_without_in_lists(void **state)
+{
+    (void)state;
+    mf_error err = {0};
+    mf_arclist list;
+    mf_graph g;
+    assert_int_equal(mf_gen_grid(400, 400, 8, 11, &list), MF_OK); /* 160,002 vertices */
+    assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+    mf_options one = path_options(1, 1), flows = path_options(1, 0), many = path_options(4, 1), pr = one;
+    pr.cpu_algorithm = MF_CPU_PUSH_RELABEL;
+    assert_int_equal(mf_cpu_reads_in_lists(&g, &one), 0);
+    assert_int_equal(mf_cpu_reads_in_lists(&g, &flows), 1);
+    assert_int_equal(mf_cpu_reads_in_lists(&g, &many), PATH_ALGORITHM == MF_CPU_BK); /* threaded set-up */
+    assert_int_equal(mf_cpu_reads_in_lists(&g, &pr), 1);
+    mf_options automatic = one;
+    automatic.cpu_algorithm = MF_CPU_AUTO; /* a photo-like grid: BK, one thread */
+    assert_int_equal(mf_cpu_reads_in_lists(&g, &automatic), 0);
+    mf_result clean, blind;
+    assert_int_equal(mf_solve(&g, &one, &clean, &err), MF_OK);
+    for (int32_t i = 0; i < g.num_arcs; i++)
+        g.in_arc[i] = g.in_tail[i] = INT32_MIN;
+    assert_int_equal(mf_solve(&g, &one, &blind, &err), MF_OK);
+    assert_true(blind.flow_value == clean.flow_value);
+    assert_memory_equal(blind.source_side, clean.source_side, (size_t)g.num_vertices);
+    mf_result_free(&clean);
+    mf_result_free(&blind);
+    mf_graph_free(&g);
+    mf_arclist_free(&list);
+    /* not photo-like: auto's distance pass walks the in-lists */
+    assert_int_equal(random_graph(FAMILY_SPARSE, 500, 3, &list), MF_OK);
+    assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+    assert_int_equal(mf_cpu_reads_in_lists(&g, &automatic), 1);
+    mf_graph_free(&g);
+    mf_arclist_free(&list);
+}
+
 /* Skewed degrees: in the threaded set-up a vertex of out-degree above 64
  * has its arcs' places among the kept ones tabulated, the others count
  * them (counting cost a hub O(degree^2)); and a graph whose arcs cross any
@@ -350,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_grids_match_push_relabel),
         cmocka_unit_test(test_thread_counts_give_identical_cuts),
         cmocka_unit_test(test_terminal_arcs_on_split_ranges),
+        cmocka_unit_test(test_set_up_without_in_lists),
         cmocka_unit_test(test_hubs_and_scattered_arcs),
         cmocka_unit_test(test_allocation_failure_in_blocks),
     };

@@ -765,6 +765,31 @@ static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *
     return p.nomem ? MF_ERR_NOMEM : MF_OK;
 }
 
+/* Blocks planned before the set-up (block_count, or one for scattered
+ * arcs), and whether the set-up runs on one thread: the residual graph
+ * and the terminal residuals in two passes over the arcs (mf_cut_setup; a
+ * 0.14 Mpx photo's solve 12.8 -> 10.1 ms), for one thread and below
+ * 131,072 vertices, which the threaded passes (grain 65,536) would not
+ * split. More: the threaded passes, which on 2 threads won as often as
+ * they lost, unless the graph will be one block anyway (crosses_blocks).
+ * FLOWCUT_BK_SETUP=fused|parallel overrides (experiments). A cut-only
+ * solve alone can take it (the flows come from the threaded layout). */
+static int bk_set_up_plan(const mf_graph *g, const mf_options *opt, int threads, int *planned)
+{
+    const char *setup = getenv("FLOWCUT_BK_SETUP");
+    int32_t n = g->num_vertices;
+    *planned = block_count(n, threads);
+    if (*planned > 1 && crosses_blocks(g, *planned))
+        *planned = 1;
+    return opt->cut_only && (setup ? !strcmp(setup, "fused") : threads == 1 || n < 131072 || *planned == 1);
+}
+
+int mf_bk_streams_arcs(const mf_graph *g, const mf_options *opt)
+{
+    int planned;
+    return g->num_vertices >= 2 && bk_set_up_plan(g, opt, mf_cpu_threads(opt), &planned);
+}
+
 /* The O(n) passes before and after the search, on every thread (at 12
  * Mpx each is a serial stretch the blocks wait for or the caller does). */
 typedef struct bk_pass {
@@ -801,19 +826,8 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
     double t0 = mf_now();
     int threads = mf_cpu_threads(opt);
     int rc = v && up && tr ? MF_OK : MF_ERR_NOMEM;
-    /* one thread: the residual graph and the terminal residuals in two
-     * passes over the arcs (mf_cut_setup; a 0.14 Mpx photo's solve 12.8 ->
-     * 10.1 ms), also below 131,072 vertices, which the threaded passes
-     * (grain 65,536) would not split. More: the threaded passes, which on
-     * 2 threads won as often as they lost, unless the graph will be one
-     * block anyway (crosses_blocks). FLOWCUT_BK_SETUP=fused|parallel
-     * overrides (experiments). */
-    const char *setup = getenv("FLOWCUT_BK_SETUP");
-    int planned = block_count(n, threads), blocks = 1;
-    if (planned > 1 && crosses_blocks(g, planned))
-        planned = 1;
-    int fused = setup ? !strcmp(setup, "fused") : threads == 1 || n < 131072 || planned == 1;
-    if (rc == MF_OK && opt->cut_only && fused) {
+    int planned, fused = bk_set_up_plan(g, opt, threads, &planned), blocks = 1;
+    if (rc == MF_OK && fused) {
         rc = mf_cut_setup(g, &r, tr, &flow);
     } else if (rc == MF_OK) {
         /* a cut-only solve never maps flows back onto the terminal arcs */

@@ -8,6 +8,8 @@
 
 int mf_push_relabel(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err);
 int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err);
+/* Whether mf_bk sets up on one thread (mf_cut_setup), reading no in-lists. */
+int mf_bk_streams_arcs(const mf_graph *g, const mf_options *opt);
 /* What MF_CPU_AUTO runs on g (cpu_solve.c). */
 mf_cpu_algorithm mf_cpu_auto(const mf_graph *g);
 /* Threads for one CPU solve: opt->threads, or every online core when 0. */

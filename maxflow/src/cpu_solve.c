@@ -114,15 +114,39 @@ static int unit_capacities(const mf_graph *g)
     return 1;
 }
 
+/* Terminal arcs for at least every other vertex: a photo, a grid. */
+static int photo_like(const mf_graph *g)
+{
+    int64_t terminal_arcs = (int64_t)degree(g, g->source) + degree(g, g->sink);
+    return 2 * terminal_arcs >= g->num_vertices;
+}
+
 mf_cpu_algorithm mf_cpu_auto(const mf_graph *g)
 {
-    int32_t n = g->num_vertices;
-    /* terminal arcs for at least every other vertex: a photo, a grid */
-    int64_t terminal_arcs = (int64_t)degree(g, g->source) + degree(g, g->sink);
-    if (2 * terminal_arcs >= n)
+    if (photo_like(g))
         return unit_capacities(g) ? MF_CPU_IBFS : MF_CPU_BK;
     double mean = mean_source_distance(g);
     return mean >= 0 && mean <= NEAR_MEAN_DISTANCE ? MF_CPU_IBFS : MF_CPU_PUSH_RELABEL;
+}
+
+int mf_cpu_reads_in_lists(const mf_graph *g, const mf_options *opt)
+{
+    mf_options defaults;
+    if (!opt) {
+        mf_options_default(&defaults);
+        opt = &defaults;
+    }
+    mf_cpu_algorithm a = opt->cpu_algorithm;
+    if (a == MF_CPU_AUTO) {
+        if (!photo_like(g))
+            return 1; /* auto's distance pass walks them */
+        a = unit_capacities(g) ? MF_CPU_IBFS : MF_CPU_BK;
+    }
+    if (a == MF_CPU_IBFS)
+        return !opt->cut_only; /* cut only: mf_cut_setup */
+    if (a == MF_CPU_BK)
+        return !mf_bk_streams_arcs(g, opt);
+    return 1;
 }
 
 int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err)

@@ -46,6 +46,18 @@ for alg in push-relabel bk auto; do
         --engine cpu --cpu-algorithm $alg
     [ "$($PNG digest "$TMPD/alg-$alg.png")" = "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "$alg mask differs"
 done
+# one thread: the network is built without in-lists (BK, IBFS and auto read none there; push-relabel
+# gets them from mf_graph_finish), same masks, GrabCut-style rebuilds too
+for alg in push-relabel bk ibfs auto; do
+    expect_exit 0 "one thread, $alg" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/t1-$alg.png" \
+        --engine cpu --cpu-algorithm $alg --threads 1
+    [ "$($PNG digest "$TMPD/t1-$alg.png")" = "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "one-thread $alg mask differs"
+done
+expect_exit 0 "iterations, all threads" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/it-all.png" \
+    --engine cpu --iterations 2
+expect_exit 0 "iterations, one thread" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/it-t1.png" \
+    --engine cpu --iterations 2 --threads 1
+[ "$($PNG digest "$TMPD/it-t1.png")" = "$($PNG digest "$TMPD/it-all.png")" ] && pass || fail "one-thread iterated mask differs"
 expect_exit 2 "bad cpu algorithm" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/x.png" --cpu-algorithm simplex
 expect_stderr "cpu-algorithm must be" "bad cpu algorithm message"
 expect_exit 0 "uniform-mix 0" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/mix0.png" --uniform-mix 0

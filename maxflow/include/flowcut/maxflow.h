@@ -270,6 +270,13 @@ int mf_solve(const mf_graph *g, const mf_options *opt, mf_result *res,
 int mf_solve_cpu(const mf_graph *g, const mf_options *opt, mf_result *res,
                  mf_error *err);
 
+/* Whether mf_solve_cpu of g with opt reads g's in-lists (in_arc and
+ * in_tail; in_start is always read). 0 for a cut-only solve by BK or IBFS
+ * (opt's or auto's pick) that sets up on one thread, streaming the arcs by
+ * tail: a builder that leaves the lists unset (graphbuild's in_lists 0)
+ * may then skip mf_graph_finish(). */
+int mf_cpu_reads_in_lists(const mf_graph *g, const mf_options *opt);
+
 /* GPU engine: a reusable solver object keeps device buffers between solves
  * so that batches do not reallocate. Without CUDA support or a device,
  * create returns MF_ERR_NO_DEVICE. */
