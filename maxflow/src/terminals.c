@@ -51,26 +51,24 @@ static inline void precancel(int64_t *tr, int64_t to_t, int64_t *flow)
 }
 
 /* Vertex v's capacity from the source and to the sink, from its own out-
- * and in-arcs (0 for the terminals themselves). */
+ * and in-arcs, by terminal_arc's rule (0 for the terminals themselves). */
 static void terminal_caps(const mf_graph *g, int32_t v, int64_t *from_s, int64_t *to_t)
 {
-    int32_t s = g->source, t = g->sink;
+    int32_t s = g->source, t = g->sink, x;
+    int from_source, along;
     *from_s = *to_t = 0;
     if (v == s || v == t)
         return;
     for (int32_t a = g->out_start[v]; a < g->out_start[v + 1]; a++) {
-        int32_t w = g->arc_head[a];
-        if (w == t)
-            *to_t += g->arc_cap[a];
-        else if (w == s)
-            *from_s += g->arc_rcap[a]; /* s -> v as v -> s's reverse */
+        int64_t cap = terminal_arc(g, v, a, &x, &from_source, &along);
+        if (cap >= 0)
+            *(from_source ? from_s : to_t) += cap;
     }
     for (int32_t i = g->in_start[v]; i < g->in_start[v + 1]; i++) {
-        int32_t u = g->in_tail[i], a = g->in_arc[i];
-        if (u == s)
-            *from_s += g->arc_cap[a];
-        else if (u == t)
-            *to_t += g->arc_rcap[a]; /* v -> t as t -> v's reverse */
+        int32_t u = g->in_tail[i];
+        if (u != s && u != t)
+            continue; /* an interior arc, stored at u and seen there */
+        *(u == s ? from_s : to_t) += terminal_arc(g, u, g->in_arc[i], &x, &from_source, &along);
     }
 }
 
