@@ -768,12 +768,12 @@ static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *
 /* Blocks planned before the set-up (block_count, or one for scattered
  * arcs), and whether the set-up runs on one thread: the residual graph
  * and the terminal residuals in two passes over the arcs (mf_cut_setup; a
- * 0.14 Mpx photo's solve 12.8 -> 10.1 ms), for one thread and below
- * 131,072 vertices, which the threaded passes (grain 65,536) would not
- * split. More: the threaded passes, which on 2 threads won as often as
- * they lost, unless the graph will be one block anyway (crosses_blocks).
- * FLOWCUT_BK_SETUP=fused|parallel overrides (experiments). A cut-only
- * solve alone can take it (the flows come from the threaded layout). */
+ * 0.14 Mpx photo's solve 12.8 -> 10.1 ms), for a graph that is one block
+ * (one thread among them) and below 131,072 vertices, which the threaded
+ * passes (grain 65,536) would not split. Otherwise the threaded passes,
+ * which on 2 threads won as often as they lost. FLOWCUT_BK_SETUP=
+ * fused|parallel overrides (experiments). A cut-only solve alone can take
+ * it (the flows come from the threaded layout). */
 static int bk_set_up_plan(const mf_graph *g, const mf_options *opt, int threads, int *planned)
 {
     const char *setup = getenv("FLOWCUT_BK_SETUP");
@@ -781,7 +781,7 @@ static int bk_set_up_plan(const mf_graph *g, const mf_options *opt, int threads,
     *planned = block_count(n, threads);
     if (*planned > 1 && crosses_blocks(g, *planned))
         *planned = 1;
-    return opt->cut_only && (setup ? !strcmp(setup, "fused") : threads == 1 || n < 131072 || *planned == 1);
+    return opt->cut_only && (setup ? !strcmp(setup, "fused") : *planned == 1 || n < 131072);
 }
 
 int mf_bk_streams_arcs(const mf_graph *g, const mf_options *opt)
