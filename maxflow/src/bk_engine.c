@@ -701,6 +701,28 @@ static void *pool_worker(void *arg)
     return NULL;
 }
 
+/* The merges over leaves [lo, hi): each range splits at its middle (the
+ * larger half first), so that the top merge's seam lies near the middle
+ * of the graph and the next ones near its quarters whatever the count.
+ * Pairing neighbours level by level, an odd one out moving up, did so only
+ * for powers of two: 24 blocks (12 threads) merged a third of the image
+ * into the rest last, and the 3 Mpx network without the prior took
+ * 3.4-3.6 s on 12 threads, 1.3-1.6 s with this tree (6 threads 3.2-3.8
+ * -> 1.4-1.7 s; 16 threads, a power of two, 1.2 s either way; H100 host).
+ * Returns the task that covers the range. */
+static int merge_tree(bk_task *tasks, int lo, int hi, int *count)
+{
+    if (hi - lo == 1)
+        return lo;
+    int half = lo + (hi - lo + 1) / 2;
+    int a = merge_tree(tasks, lo, half, count), b = merge_tree(tasks, half, hi, count);
+    int m = (*count)++;
+    tasks[m] = (bk_task){.lo = tasks[a].lo, .hi = tasks[b].hi, .mid = tasks[b].lo, .leaf_lo = lo, .leaf_hi = hi,
+                         .parent = -1, .pending = 2};
+    tasks[a].parent = tasks[b].parent = m;
+    return m;
+}
+
 static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *up, int64_t *tr, int threads,
                         int blocks, int64_t *flow, int64_t *augmentations, int *blocks_used)
 {
@@ -719,29 +741,12 @@ static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *
     bk_task tasks[2 * MAX_BLOCKS];
     int ready[2 * MAX_BLOCKS];
     memset(tasks, 0, sizeof tasks);
-    /* leaves, then merges of neighbours pairwise level by level (an odd
-     * one out moves up a level), the root last */
-    int level[MAX_BLOCKS], nl = k, count = k;
-    for (int i = 0; i < k; i++) {
+    /* leaves, then the merges: a balanced tree over the leaves */
+    for (int i = 0; i < k; i++)
         tasks[i] = (bk_task){.lo = bound[i], .hi = bound[i + 1], .mid = -1, .leaf_lo = i, .leaf_hi = i + 1,
                              .parent = -1};
-        level[i] = i;
-    }
-    while (nl > 1) {
-        int nn = 0;
-        for (int i = 0; i < nl; i += 2) {
-            if (i + 1 == nl) {
-                level[nn++] = level[i];
-                continue;
-            }
-            bk_task *a = &tasks[level[i]], *b = &tasks[level[i + 1]];
-            tasks[count] = (bk_task){.lo = a->lo, .hi = b->hi, .mid = b->lo, .leaf_lo = a->leaf_lo,
-                                     .leaf_hi = b->leaf_hi, .parent = -1, .pending = 2};
-            a->parent = b->parent = count;
-            level[nn++] = count++;
-        }
-        nl = nn;
-    }
+    int count = k;
+    merge_tree(tasks, 0, k, &count);
     bk_pool p = {.tasks = tasks, .r = r, .v = v, .up = up, .tr = tr, .border = border, .ready = ready,
                  .left = count};
     for (int i = 0; i < k; i++)
