@@ -63,6 +63,17 @@ if has sanitize; then
             note "compute-sanitizer $tool $(basename "$f"): rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-$(basename "$f").log" | head -1)"
         done
     done
+    # the BFS's grid-wide paths with no one-block levels first: bfs_hops (the default) and
+    # bfs_coop's level by level (FLOWCUT_GPU_BFS_HOPS=0), on a grid large enough for both
+    "$F" generate grid --width 200 --height 150 --connectivity 8 -o /tmp/san-bfs.max -f
+    for hops in 16 0; do
+        for tool in memcheck racecheck; do
+            FLOWCUT_GPU_SMALL_BFS=0 FLOWCUT_GPU_BFS_HOPS=$hops timeout 150 compute-sanitizer --tool $tool \
+                --error-exitcode 9 "$F" maxflow --engine gpu --flow --verify /tmp/san-bfs.max >"$OUT/san-$tool-bfs$hops.log" 2>&1
+            rc=$?
+            note "compute-sanitizer $tool BFS hops $hops: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-bfs$hops.log" | head -1)"
+        done
+    done
     # hub rounds (a block per high-degree vertex), forced on nearly every vertex of an R-MAT graph
     "$F" generate rmat --scale 10 -o /tmp/san-rmat.max -f
     for tool in memcheck racecheck; do
