@@ -549,9 +549,10 @@ __global__ void __launch_bounds__(256) bfs_coop(dev_state d, int level, int32_t 
         d.counters[6] = level;
 }
 
-/* The remaining BFS in super-levels (FLOWCUT_GPU_BFS_HOPS, default 16): each block
- * takes its share of the frontier and expands it on its own for up to
- * `hops` levels, its next vertices in shared memory, separated by
+/* The remaining BFS in super-levels (FLOWCUT_GPU_BFS_HOPS; by default 16
+ * up to 8 M vertices): each block takes its share of the frontier and
+ * expands it on its own for up to `hops` levels, its next vertices in
+ * shared memory, separated by
  * __syncthreads instead of grid barriers; what is left at the end goes to
  * the next super-level's frontier. Blocks race, so a vertex may first be
  * reached by a longer route: labels only fall (atomicMin), and every fall
@@ -1485,12 +1486,15 @@ static void make_config(mf_gpu_solver *s, int32_t n, int32_t m, const graph_fact
         d.hub_deg = hub_deg > 0 && f.max_deg > hub_deg ? hub_deg : 0;
         cfg.hub_blocks = s->sm_count * 2;
     }
-    /* the BFS in super-levels of 16 levels (bfs_hops; 0: bfs_coop's level
-     * by level). A level costs a chain of dependent loads either way, so
-     * 10-20 times fewer grid barriers made the BFSs only 10-30% shorter:
-     * bench_maxflow's families 0.77-1.04x (geometric mean 0.92x), seg-dev
-     * photos alone 0.85x, in unions of 8 0.97x, batch unchanged (H100) */
-    cfg.hops = env_int("FLOWCUT_GPU_BFS_HOPS", 16);
+    /* the BFS in super-levels of 16 levels (bfs_hops) up to 8 M vertices,
+     * bfs_coop's level by level beyond (0). A level costs a chain of
+     * dependent loads either way, so 10-20 times fewer grid barriers made
+     * the BFSs only 10-30% shorter where frontiers are narrow: families of
+     * 0.26-4.2 M vertices 0.77-0.97x (genrmf, RLG, grids, DAGs), seg-dev
+     * photos alone 0.85x, in unions of 8 0.97x, batch unchanged; on the
+     * 16 Mpx grid and the 12 Mpx photo networks, wide fronts, 1.02-1.04x
+     * (H100) */
+    cfg.hops = env_int("FLOWCUT_GPU_BFS_HOPS", n <= (8 << 20) ? 16 : 0);
     cfg.hops_blocks = cfg.hops > 0 ? hops_grid(s->device, cfg.group, s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2)) : 0;
     cfg.coop_blocks = env_int("FLOWCUT_GPU_COOP", 1)
                           ? coop_grid(s->device, cfg.group, s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2))
