@@ -552,9 +552,9 @@ __global__ void __launch_bounds__(256) bfs_coop(dev_state d, int level, int32_t 
 /* The remaining BFS in super-levels (FLOWCUT_GPU_BFS_HOPS; by default 16
  * up to 8 M vertices): each block takes its share of the frontier and
  * expands it on its own for up to `hops` levels, its next vertices in
- * shared memory, separated by
- * __syncthreads instead of grid barriers; what is left at the end goes to
- * the next super-level's frontier. Blocks race, so a vertex may first be
+ * shared memory, levels separated by __syncthreads instead of grid
+ * barriers; what is left at the end goes to the next super-level's
+ * frontier. Blocks race, so a vertex may first be
  * reached by a longer route: labels only fall (atomicMin), and every fall
  * is expanded again (locally, or from the next frontier), so at the end,
  * when a super-level leaves an empty frontier, every height is the exact
@@ -1140,6 +1140,7 @@ static const void *coop_kernel(int group)
                          : (const void *)bfs_coop<32>;
 }
 
+/* bfs_hops for a lane-group size. */
 static const void *hops_kernel(int group)
 {
     return group == 1    ? (const void *)bfs_hops<1>

@@ -76,6 +76,8 @@ ls "$DATA/images" | head -n "$LIMIT" | while read -r n; do
         read -r solve init <<<"$(median <<<"$runs")"
         row="$row\t$solve"
     done
+    # runs: EIBFS's, the loop's last; bench_threads' second line is the network's, its third
+    # field the best one-thread time
     eibfs_best=$(awk '{ t = $1 + $2; if (NR == 1 || t < b) b = t } END { printf "%.6f", b }' <<<"$runs")
     warm=$("$BT" --threads 2 --repeats "$R" "$T/g.max" | awk 'NR == 2 { print $3 }')
     row="$row\t$(awk -v a="${init:-0}" -v b="$solve" 'BEGIN { printf "%.6f", a + b }')\t$bk_setup\t${init:-0}\t$warm\t$eibfs_best"
