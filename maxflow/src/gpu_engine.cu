@@ -135,6 +135,36 @@ __device__ __forceinline__ void warp_append(int32_t *__restrict__ list, int32_t 
         list[base + __popc(ballot & ((1u << lane) - 1))] = x;
 }
 
+/* warp_append for up to three values a lane (x < 0: none), still one
+ * atomic per warp: a visit's pushes and its own re-listing go out
+ * together. All 32 lanes of the warp must call it together. */
+__device__ __forceinline__ void warp_append3(int32_t *__restrict__ list, int32_t *count, int32_t x0, int32_t x1,
+                                             int32_t x2)
+{
+    const int lane = threadIdx.x & 31;
+    const int mine = (x0 >= 0) + (x1 >= 0) + (x2 >= 0);
+    int incl = mine; /* inclusive prefix sum over the warp's lanes */
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        const int y = __shfl_up_sync(0xffffffffu, incl, off);
+        if (lane >= off)
+            incl += y;
+    }
+    const int total = __shfl_sync(0xffffffffu, incl, 31);
+    if (!total)
+        return;
+    int32_t base = 0;
+    if (lane == 0)
+        base = atomicAdd(count, total);
+    base = __shfl_sync(0xffffffffu, base, 0) + (incl - mine);
+    if (x0 >= 0)
+        list[base++] = x0;
+    if (x1 >= 0)
+        list[base++] = x1;
+    if (x2 >= 0)
+        list[base] = x2;
+}
+
 /* Claims x for the next worklist unless it is already on it. */
 __device__ __forceinline__ bool claim(const dev_state &d, int32_t x, int32_t round_tag)
 {
@@ -201,8 +231,13 @@ __device__ __forceinline__ void push_round_body(const dev_state &d, int parity, 
             }
         }
         bool active = live;
+        /* the vertices this lane pushed to (a lane owns neighbours lane and
+         * lane + G, or one push when uncached), claimed after the cycles:
+         * an atomic's round trip per cycle held every group of the warp */
+        int32_t pushed[2] = {-1, -1};
         for (int c = 0; c < cycles; c++) {
-            int32_t push_to = -1;
+            if (!__any_sync(0xffffffffu, active))
+                break;
             unsigned long long best = ~0ull;
             if (active) {
                 if (cached) {
@@ -249,8 +284,10 @@ __device__ __forceinline__ void push_round_body(const dev_state &d, int parity, 
                             atomicAdd(&d.excess[v], (unsigned long long)(-delta));
                             if (r.w != target && r.w != blocked) {
                                 atomicAdd(&d.excess[r.w], (unsigned long long)delta);
-                                if (claim(d, r.w, round + 1))
-                                    push_to = r.w;
+                                if (cached && j)
+                                    pushed[1] = r.w;
+                                else
+                                    pushed[0] = r.w;
                             }
                         }
                         if (G > 1)
@@ -267,7 +304,6 @@ __device__ __forceinline__ void push_round_body(const dev_state &d, int parity, 
                 if (!cached)
                     active = false;
             }
-            warp_append(wl_next, next_count, push_to, push_to >= 0);
         }
         int32_t keep = -1;
         if (live && lane == 0) {
@@ -276,7 +312,9 @@ __device__ __forceinline__ void push_round_body(const dev_state &d, int parity, 
             if (e > 0 && h < hmax && claim(d, v, round + 1))
                 keep = v;
         }
-        warp_append(wl_next, next_count, keep, keep >= 0);
+        const int32_t p0 = pushed[0] >= 0 && claim(d, pushed[0], round + 1) ? pushed[0] : -1;
+        const int32_t p1 = pushed[1] >= 0 && claim(d, pushed[1], round + 1) ? pushed[1] : -1;
+        warp_append3(wl_next, next_count, p0, p1, keep);
     }
 }
 
