@@ -196,6 +196,13 @@ __device__ __forceinline__ void push_round_body(const dev_state &d, int parity, 
         long long e = 0;
         if (idx < size) {
             v = wl[idx];
+            /* the arc ranges load beside the excess and height, and the
+             * neighbours below before live is known: a round is a chain of
+             * dependent loads, one link fewer */
+            out0 = d.out_start[v];
+            dout = d.out_start[v + 1] - out0;
+            in0 = d.in_start[v];
+            deg = dout + (d.in_start[v + 1] - in0);
             if (lane == 0) {
                 e = (long long)d.excess[v];
                 h = d.height[v];
@@ -206,12 +213,6 @@ __device__ __forceinline__ void push_round_body(const dev_state &d, int parity, 
         bool live = v >= 0 && e > 0 && h < hmax;
         const int32_t h_start = h;
         int32_t cres[2] = {0, 0}, chgt[2] = {0, 0};
-        if (live) {
-            out0 = d.out_start[v];
-            dout = d.out_start[v + 1] - out0;
-            in0 = d.in_start[v];
-            deg = dout + (d.in_start[v + 1] - in0);
-        }
         /* a hub's scan would hold its warp for deg / G steps while the
          * others idle: hub_round gives it a block of its own after this */
         const bool hub = live && d.hub_deg > 0 && deg > d.hub_deg;
@@ -219,7 +220,7 @@ __device__ __forceinline__ void push_round_body(const dev_state &d, int parity, 
         if (hub)
             live = false;
         const bool cached = deg <= 2 * G;
-        if (live && cached) {
+        if (v >= 0 && cached) {
 #pragma unroll
             for (int j = 0; j < 2; j++) {
                 const int32_t k = lane + j * G;
