@@ -38,6 +38,7 @@ struct dev_state {
                         * rounds push_small ran, [12] bfs_hops' super-levels in this solve */
     int32_t *hubs[2];  /* active vertices of degree above hub_deg, deferred to hub_round (by round parity) */
     int32_t hub_deg;   /* 0: no vertex is a hub */
+    int32_t bfs_direct; /* bfs_hops: frontiers below this size label by atomicMin without a load first */
     unsigned long long *value;
     uint8_t *side;
 };
@@ -141,28 +142,23 @@ __device__ __forceinline__ void warp_append(int32_t *__restrict__ list, int32_t 
 __device__ __forceinline__ void warp_append3(int32_t *__restrict__ list, int32_t *count, int32_t x0, int32_t x1,
                                              int32_t x2)
 {
-    const int lane = threadIdx.x & 31;
-    const int mine = (x0 >= 0) + (x1 >= 0) + (x2 >= 0);
-    int incl = mine; /* inclusive prefix sum over the warp's lanes */
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-        const int y = __shfl_up_sync(0xffffffffu, incl, off);
-        if (lane >= off)
-            incl += y;
-    }
-    const int total = __shfl_sync(0xffffffffu, incl, 31);
+    const unsigned b0 = __ballot_sync(0xffffffffu, x0 >= 0), b1 = __ballot_sync(0xffffffffu, x1 >= 0),
+                   b2 = __ballot_sync(0xffffffffu, x2 >= 0);
+    const int n0 = __popc(b0), n1 = __popc(b1), total = n0 + n1 + __popc(b2);
     if (!total)
         return;
+    const int lane = threadIdx.x & 31;
+    const unsigned below = (1u << lane) - 1;
     int32_t base = 0;
     if (lane == 0)
         base = atomicAdd(count, total);
-    base = __shfl_sync(0xffffffffu, base, 0) + (incl - mine);
+    base = __shfl_sync(0xffffffffu, base, 0);
     if (x0 >= 0)
-        list[base++] = x0;
+        list[base + __popc(b0 & below)] = x0;
     if (x1 >= 0)
-        list[base++] = x1;
+        list[base + n0 + __popc(b1 & below)] = x1;
     if (x2 >= 0)
-        list[base] = x2;
+        list[base + n0 + n1 + __popc(b2 & below)] = x2;
 }
 
 /* Claims x for the next worklist unless it is already on it. */
@@ -600,7 +596,10 @@ __global__ void __launch_bounds__(256) bfs_coop(dev_state d, int level, int32_t 
  * residual distance, as after the level-synchronous BFS. The next frontier
  * holds a vertex once per super-level: stamp carries a negative tag per
  * super-level (claim's round tags are positive), counters[12] counts them
- * across calls. counters[6] receives the levels plus super-levels run. */
+ * across calls. counters[6] receives the levels plus super-levels run.
+ * Below d.bfs_direct frontier vertices a neighbour is labelled by the
+ * atomicMin alone, without reading its height first (make_config says
+ * where that pays). */
 #define HOPS_QUEUE 2048
 template <int G>
 __global__ void __launch_bounds__(256) bfs_hops(dev_state d, int level, int32_t blocked, int hops)
@@ -620,6 +619,7 @@ __global__ void __launch_bounds__(256) bfs_hops(dev_state d, int level, int32_t 
         int32_t *next = d.wl[(level & 1) ^ 1];
         int32_t *next_count = &d.counters[(level + 1) % 3];
         const int32_t tag = -2 - (tag0 + super);
+        const bool direct = size < d.bfs_direct;
         if (blockIdx.x == 0 && threadIdx.x == 0)
             d.counters[(level + 2) % 3] = 0; /* read at the last super-level, before the barrier */
         const int32_t chunk = (size + gridDim.x - 1) / gridDim.x;
@@ -656,7 +656,7 @@ __global__ void __launch_bounds__(256) bfs_hops(dev_state d, int level, int32_t 
                             x = d.in_tail[j];
                             res = d.arc_cap[a] - d.flow[a]; /* x -> w along arc x -> w */
                         }
-                        if (res > 0 && x != blocked && __ldcg(&d.height[x]) > lab &&
+                        if (res > 0 && x != blocked && (direct || __ldcg(&d.height[x]) > lab) &&
                             atomicMin(&d.height[x], lab) > lab) {
                             const int32_t slot = atomicAdd(&qn[nxt], 1);
                             if (slot < HOPS_QUEUE)
@@ -1535,6 +1535,13 @@ static void make_config(mf_gpu_solver *s, int32_t n, int32_t m, const graph_fact
      * 16 Mpx grid and the 12 Mpx photo networks, wide fronts, 1.02-1.04x
      * (H100) */
     cfg.hops = env_int("FLOWCUT_GPU_BFS_HOPS", n <= (8 << 20) ? 16 : 0);
+    /* bfs_hops labels by atomicMin alone (no load of the height first)
+     * while a frontier has fewer than 16,384 vertices, on graphs of low
+     * degree without hubs: one memory round trip fewer a level where the
+     * level is latency (genrmf, RLG 0.93-0.96x); wide frontiers (unions
+     * of photos' networks: 1.6x slower BFS) and dense graphs (a DAG's
+     * thousands of arcs into each vertex) queue on the atomics instead */
+    d.bfs_direct = env_int("FLOWCUT_GPU_BFS_DIRECT", cfg.group <= 8 && d.hub_deg == 0 ? 16384 : 0);
     cfg.hops_blocks = cfg.hops > 0 ? hops_grid(s->device, cfg.group, s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2)) : 0;
     cfg.coop_blocks = env_int("FLOWCUT_GPU_COOP", 1)
                           ? coop_grid(s->device, cfg.group, s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2))
