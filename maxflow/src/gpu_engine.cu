@@ -1537,8 +1537,8 @@ static void make_config(mf_gpu_solver *s, int32_t n, int32_t m, const graph_fact
     cfg.hops = env_int("FLOWCUT_GPU_BFS_HOPS", n <= (8 << 20) ? 16 : 0);
     /* bfs_hops labels by atomicMin alone (no load of the height first)
      * while a frontier has fewer than 16,384 vertices, on graphs of low
-     * degree without hubs: one memory round trip fewer a level where the
-     * level is latency (genrmf, RLG 0.93-0.96x); wide frontiers (unions
+     * degree without hubs: one memory round trip fewer a level, where
+     * levels wait on latency (genrmf, RLG 0.93-0.96x); wide frontiers (unions
      * of photos' networks: 1.6x slower BFS) and dense graphs (a DAG's
      * thousands of arcs into each vertex) queue on the atomics instead */
     d.bfs_direct = env_int("FLOWCUT_GPU_BFS_DIRECT", cfg.group <= 8 && d.hub_deg == 0 ? 16384 : 0);
