@@ -1197,20 +1197,6 @@ static cudaError_t launch_hops(int group, int blocks, cudaStream_t st, dev_state
     return cudaLaunchCooperativeKernel(hops_kernel(group), dim3(blocks), dim3(256), args, 0, st);
 }
 
-/* bfs_hops' grid: co-resident blocks only (its queues take shared
- * memory), at most `blocks`; 0 when the device cannot launch it. */
-static int hops_grid(int device, int group, int blocks)
-{
-    int coop = 0, sms = 0, per_sm = 0;
-    if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess || !coop ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-        return 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hops_kernel(group), 256, 0) != cudaSuccess ||
-        per_sm < 1)
-        return 0;
-    return sms * per_sm < blocks ? sms * per_sm : blocks;
-}
-
 /* The remaining BFS levels in one cooperative launch. */
 static cudaError_t launch_coop(int group, int blocks, cudaStream_t st, dev_state d, int level, int32_t blocked)
 {
@@ -1219,15 +1205,15 @@ static cudaError_t launch_coop(int group, int blocks, cudaStream_t st, dev_state
     return cudaLaunchCooperativeKernel(fn, dim3(blocks), dim3(256), args, 0, st);
 }
 
-/* bfs_coop's grid for this device: co-resident blocks only, at most
- * `blocks`; 0 when the device cannot launch cooperatively. */
-static int coop_grid(int device, int group, int blocks)
+/* The grid of the cooperative kernel fn (bfs_coop, bfs_hops) on this
+ * device: co-resident blocks only (bfs_hops' queues take shared memory),
+ * at most `blocks`; 0 when the device cannot launch it cooperatively. */
+static int coop_grid(int device, const void *fn, int blocks)
 {
     int coop = 0, sms = 0, per_sm = 0;
     if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess || !coop ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
         return 0;
-    const void *fn = coop_kernel(group);
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 256, 0) != cudaSuccess || per_sm < 1)
         return 0;
     return sms * per_sm < blocks ? sms * per_sm : blocks;
@@ -1542,9 +1528,9 @@ static void make_config(mf_gpu_solver *s, int32_t n, int32_t m, const graph_fact
      * of photos' networks: 1.6x slower BFS) and dense graphs (a DAG's
      * thousands of arcs into each vertex) queue on the atomics instead */
     d.bfs_direct = env_int("FLOWCUT_GPU_BFS_DIRECT", cfg.group <= 8 && d.hub_deg == 0 ? 16384 : 0);
-    cfg.hops_blocks = cfg.hops > 0 ? hops_grid(s->device, cfg.group, s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2)) : 0;
+    cfg.hops_blocks = cfg.hops > 0 ? coop_grid(s->device, hops_kernel(cfg.group), s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2)) : 0;
     cfg.coop_blocks = env_int("FLOWCUT_GPU_COOP", 1)
-                          ? coop_grid(s->device, cfg.group, s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2))
+                          ? coop_grid(s->device, coop_kernel(cfg.group), s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2))
                           : 0;
     {
         /* relabel after n visits where most arcs carry capacity both
