@@ -1033,6 +1033,30 @@ fail:
     return rc;
 }
 
+extern "C" int mf_gpu_set_wait(int device, mf_gpu_wait mode, mf_error *err)
+{
+    static const unsigned flags[] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin, cudaDeviceScheduleYield,
+                                     cudaDeviceScheduleBlockingSync};
+    int rc = MF_OK, count = 0;
+    if ((int)mode < 0 || (int)mode > 3)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "unknown GPU wait mode %d", (int)mode);
+    if (mf_gpu_available(&count) != MF_OK)
+        return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "no CUDA device is available");
+    if (device < 0 || device >= count)
+        return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "CUDA device %d does not exist (%d found)", device, count);
+    /* FLOWCUT_GPU_WAIT=0..3 overrides the caller's choice (measurements) */
+    {
+        const char *v = getenv("FLOWCUT_GPU_WAIT");
+        if (v && *v >= '0' && *v <= '3' && !v[1])
+            mode = (mf_gpu_wait)(*v - '0');
+    }
+    CUDA_TRY(cudaSetDevice(device));
+    CUDA_TRY(cudaSetDeviceFlags(flags[mode]));
+    return MF_OK;
+fail:
+    return rc;
+}
+
 extern "C" void mf_gpu_solver_destroy(mf_gpu_solver *s)
 {
     if (!s)

@@ -17,6 +17,12 @@ int mf_gpu_solver_create(int device, mf_gpu_solver **out, mf_error *err)
     return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
 }
 
+int mf_gpu_set_wait(int device, mf_gpu_wait mode, mf_error *err)
+{
+    (void)device; (void)mode;
+    return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
+}
+
 size_t mf_gpu_memory_needed(const mf_graph *g)
 {
     (void)g;

@@ -283,6 +283,14 @@ int mf_cpu_reads_in_lists(const mf_graph *g, const mf_options *opt);
 typedef struct mf_gpu_solver mf_gpu_solver;
 int mf_gpu_available(int *device_count);
 int mf_gpu_solver_create(int device, mf_gpu_solver **out, mf_error *err);
+/* How host threads wait for device (the CUDA runtime's scheduling flag
+ * of its primary context, so every solver of it): spin (least latency, a
+ * core busy for each waiting thread; CUDA's choice for a process with
+ * fewer contexts than cores), yield, or block (no core while waiting).
+ * batch blocks: its stream threads would otherwise spin on the cores that
+ * decode and build the next photos. May be called after solvers exist. */
+typedef enum { MF_GPU_WAIT_AUTO = 0, MF_GPU_WAIT_SPIN = 1, MF_GPU_WAIT_YIELD = 2, MF_GPU_WAIT_BLOCK = 3 } mf_gpu_wait;
+int mf_gpu_set_wait(int device, mf_gpu_wait mode, mf_error *err);
 /* Bytes of device memory a solve of g needs (estimate, before allocating). */
 size_t mf_gpu_memory_needed(const mf_graph *g);
 /* Free device memory on the solver's device. */
