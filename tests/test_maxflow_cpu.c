@@ -186,6 +186,8 @@ static void test_gpu_engine_absent_or_named(void **state)
         mf_result_free(&r);
     } else {
         assert_int_equal(rc, MF_ERR_NO_DEVICE);
+        /* the wait mode, too, names the missing device */
+        assert_int_equal(mf_gpu_set_wait(0, MF_GPU_WAIT_BLOCK, &err), MF_ERR_NO_DEVICE);
     }
     opt.engine = MF_ENGINE_AUTO;
     assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);

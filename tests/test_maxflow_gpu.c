@@ -313,6 +313,29 @@ static void test_dynamic_generators(void **state)
     check_dynamic_generators(MF_ENGINE_GPU);
 }
 
+/* Every wait mode may be set while solvers exist (batch sets it after the
+ * first solver of a device); solves go on, same value and cut. Bad modes
+ * and devices are refused. */
+static void test_wait_modes(void **state)
+{
+    (void)state;
+    static const mf_gpu_wait modes[] = {MF_GPU_WAIT_BLOCK, MF_GPU_WAIT_YIELD, MF_GPU_WAIT_SPIN, MF_GPU_WAIT_AUTO};
+    mf_error err = {0};
+    int count = 0;
+    assert_int_equal(mf_gpu_available(&count), MF_OK);
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        if (mf_gpu_set_wait(0, modes[i], &err) != MF_OK)
+            fail_msg("wait mode %d: %s", (int)modes[i], err.message);
+        mf_arclist list;
+        assert_int_equal(mf_read_dimacs(test_data_path("max_flow7.dat"), &list, &err), MF_OK);
+        compare_engines(&list, 1, "max_flow7.dat after a wait mode");
+        mf_arclist_free(&list);
+    }
+    assert_int_equal(mf_gpu_set_wait(0, (mf_gpu_wait)7, &err), MF_ERR_INVALID);
+    assert_int_equal(mf_gpu_set_wait(count, MF_GPU_WAIT_BLOCK, &err), MF_ERR_NO_DEVICE);
+    assert_int_equal(mf_gpu_set_wait(-1, MF_GPU_WAIT_BLOCK, &err), MF_ERR_NO_DEVICE);
+}
+
 int main(void)
 {
     int count = 0;
@@ -332,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_random),
         cmocka_unit_test(test_dynamic_generators),
         cmocka_unit_test(test_solve_many),
+        cmocka_unit_test(test_wait_modes),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     mf_gpu_solver_destroy(solver);
