@@ -221,6 +221,85 @@ static void test_parallel_build_is_exact(void **state)
     free(seeds);
 }
 
+/* The grid form (gb_build_grid) stands for gb_build's network: expanded
+ * on the host (gb_grid_to_graph) it gives the same arrays to the bit, with
+ * and without in-lists, whatever the threads; its row counts add up to
+ * the terminal arcs. The device expands the same form (test_maxflow_gpu). */
+static void test_grid_form_is_the_network(void **state)
+{
+    (void)state;
+    const int32_t w = 41, h = 35;
+    uint8_t *rgb = malloc((size_t)w * h * 3), *seeds = calloc((size_t)w * h, 1);
+    assert_non_null(rgb);
+    assert_non_null(seeds);
+    uint64_t rng = 777;
+    for (int i = 0; i < w * h * 3; i++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        rgb[i] = (uint8_t)((i / 3 / w < h / 2 ? 60 : 190) + (int)(rng >> 58));
+    }
+    for (int32_t x = 4; x < w - 4; x++) {
+        seeds[3 * w + x] = GB_FOREGROUND;
+        seeds[(h - 3) * w + x] = GB_BACKGROUND;
+    }
+    for (int conn = 4; conn <= 8; conn += 4)
+        for (int geo = 0; geo < 2; geo++) {
+            gb_params p;
+            gb_params_default(&p);
+            p.connectivity = conn;
+            p.geodesic = geo ? 14.0 : 0.0;
+            gb_models *m;
+            assert_int_equal(gb_models_fit(rgb, w, h, seeds, &p, &m), GB_OK);
+            for (int threads = 1; threads <= 3; threads += 2) {
+                p.threads = threads;
+                mf_grid grid;
+                assert_int_equal(gb_build_grid(rgb, w, h, seeds, m, &p, &grid), GB_OK);
+                assert_int_equal(grid.nd, conn / 2);
+                for (int lists = 0; lists < 2; lists++) {
+                    mf_graph ref, g;
+                    p.in_lists = lists;
+                    assert_int_equal(gb_build(rgb, w, h, seeds, m, &p, &ref, NULL), GB_OK);
+                    assert_int_equal(gb_grid_to_graph(&grid, lists, threads, &g), GB_OK);
+                    const size_t n1 = (size_t)ref.num_vertices + 1, m1 = (size_t)ref.num_arcs;
+                    assert_int_equal(g.num_vertices, ref.num_vertices);
+                    assert_int_equal(g.num_arcs, ref.num_arcs);
+                    assert_int_equal(g.source, ref.source);
+                    assert_int_equal(g.sink, ref.sink);
+                    assert_true(g.flow_offset == ref.flow_offset && grid.flow_offset == ref.flow_offset);
+                    assert_true(same_arrays(g.out_start, ref.out_start, n1));
+                    assert_true(same_arrays(g.arc_head, ref.arc_head, m1));
+                    assert_true(same_arrays(g.arc_cap, ref.arc_cap, m1));
+                    assert_true(same_arrays(g.arc_rcap, ref.arc_rcap, m1));
+                    assert_true(same_arrays(g.in_start, ref.in_start, n1));
+                    if (lists) {
+                        assert_true(same_arrays(g.in_arc, ref.in_arc, m1));
+                        assert_true(same_arrays(g.in_tail, ref.in_tail, m1));
+                    }
+                    int64_t sources = 0, sinks = 0;
+                    for (int32_t y = 0; y < h; y++) {
+                        sources += grid.row_sources[y];
+                        sinks += grid.row_sinks[y];
+                    }
+                    assert_true(sources == ref.out_start[ref.sink] - ref.out_start[ref.source]);
+                    assert_true(sinks == ref.in_start[ref.sink + 1] - ref.in_start[ref.sink]);
+                    mf_graph_free(&g);
+                    mf_graph_free(&ref);
+                }
+                p.in_lists = 1;
+                mf_grid_free(&grid);
+                assert_null(grid.w);
+            }
+            p.star = 1; /* star arcs are not their pair's weight: no grid form */
+            mf_grid grid;
+            assert_int_equal(gb_build_grid(rgb, w, h, seeds, m, &p, &grid), GB_ERR_INVALID);
+            gb_models_free(m);
+        }
+    mf_grid bad = {0};
+    mf_graph g;
+    assert_int_equal(gb_grid_to_graph(&bad, 1, 1, &g), GB_ERR_INVALID);
+    free(rgb);
+    free(seeds);
+}
+
 /* The models fitted on several threads (the regions side by side, each
  * E-step split over its samples) are the single-threaded ones to the bit:
  * 80,000 samples a region, so that 4 threads a region really split them. */
@@ -325,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_missing_seeds_are_errors),
         cmocka_unit_test(test_export_matches_the_network),
         cmocka_unit_test(test_parallel_build_is_exact),
+        cmocka_unit_test(test_grid_form_is_the_network),
         cmocka_unit_test(test_parallel_models_are_exact),
         cmocka_unit_test(test_uniform_mix_bounds_unseen_colours),
     };

@@ -50,6 +50,7 @@ typedef struct build {
     double geodesic;   /* weight of the geodesic prior, 0: none */
     float *dist_fg, *dist_bg; /* dist_bg only with the prior (star needs dist_fg alone) */
     int32_t *parent_fg; /* star convexity: p on the source side => parent too */
+    int32_t *row_sources, *row_sinks; /* per row, for the grid form (gb_build_grid) */
     mf_graph *g;
     band bands[MAX_BANDS];
     int nbands;
@@ -196,11 +197,29 @@ static void add_geodesic_prior(const build *b, int64_t i, int32_t *cs, int32_t *
     *ct = (int32_t)cap_at(cost_fg + 0.5, cap_max);
 }
 
+/* The band's arc counts: its terminal arcs, and the n-links row by row
+ * (direction d pairs W - |dx| pixels of a row with the row dy below, where
+ * there is one). */
+static void band_counts(build *b, band *bd, int64_t source_arcs, int64_t sink_arcs)
+{
+    bd->source_arcs = source_arcs;
+    bd->sink_arcs = sink_arcs;
+    bd->out_arcs = sink_arcs;
+    bd->in_arcs = source_arcs;
+    for (int32_t y = bd->y0; y < bd->y1; y++)
+        for (int d = 0; d < b->nd; d++) {
+            int64_t pairs = b->width - (FDX[d] ? 1 : 0);
+            bd->out_arcs += y + FDY[d] < b->height ? pairs : 0;
+            bd->in_arcs += y - FDY[d] >= 0 ? pairs : 0;
+        }
+}
+
 /* Terminal capacities, pre-cancelled; counts each band's arcs. */
 static void pass_terminals(build *b, band *bd)
 {
     int64_t offset = 0, source_arcs = 0, sink_arcs = 0;
-    for (int32_t y = bd->y0; y < bd->y1; y++)
+    for (int32_t y = bd->y0; y < bd->y1; y++) {
+        int32_t src = 0, snk = 0;
         for (int32_t x = 0; x < b->width; x++) {
             int64_t i = (int64_t)y * b->width + x;
             int32_t cs, ct;
@@ -213,22 +232,39 @@ static void pass_terminals(build *b, band *bd)
             if (b->cancelled)
                 b->cancelled[i] = m;
             b->term[i] = cs - ct;
-            source_arcs += has_source_arc(b, i);
-            sink_arcs += has_sink_arc(b, i);
+            src += has_source_arc(b, i);
+            snk += has_sink_arc(b, i);
         }
+        if (b->row_sources) {
+            b->row_sources[y] = src;
+            b->row_sinks[y] = snk;
+        }
+        source_arcs += src;
+        sink_arcs += snk;
+    }
     bd->offset = offset;
-    bd->source_arcs = source_arcs;
-    bd->sink_arcs = sink_arcs;
-    bd->out_arcs = sink_arcs;
-    bd->in_arcs = source_arcs;
-    /* the n-links, row by row: direction d pairs W - |dx| pixels of a row
-     * with the row dy below, where there is one */
-    for (int32_t y = bd->y0; y < bd->y1; y++)
-        for (int d = 0; d < b->nd; d++) {
-            int64_t pairs = b->width - (FDX[d] ? 1 : 0);
-            bd->out_arcs += y + FDY[d] < b->height ? pairs : 0;
-            bd->in_arcs += y - FDY[d] >= 0 ? pairs : 0;
+    band_counts(b, bd, source_arcs, sink_arcs);
+}
+
+/* The band's terminal arcs counted from term (gb_grid_to_graph), and per
+ * row when the grid form wants them. */
+static void pass_counts(build *b, band *bd)
+{
+    int64_t source_arcs = 0, sink_arcs = 0;
+    for (int32_t y = bd->y0; y < bd->y1; y++) {
+        int64_t src = 0, snk = 0;
+        for (int64_t i = (int64_t)y * b->width, end = i + b->width; i < end; i++) {
+            src += has_source_arc(b, i);
+            snk += has_sink_arc(b, i);
         }
+        if (b->row_sources) {
+            b->row_sources[y] = (int32_t)src;
+            b->row_sinks[y] = (int32_t)snk;
+        }
+        source_arcs += src;
+        sink_arcs += snk;
+    }
+    band_counts(b, bd, source_arcs, sink_arcs);
 }
 
 /* Index of the arc from (x, y) toward forward direction d. A pixel away
@@ -438,26 +474,38 @@ static void run_pass(build *b, pass_fn fn, int threads)
 
 static int build_network(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
                          const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
-                         int all_terminals, int32_t *seed_cap);
+                         int all_terminals, int32_t *seed_cap, mf_grid *grid);
+static int finish_csr(build *b, mf_graph *g, int in_lists, int threads);
+static void make_bands(build *b, int32_t height);
 
 int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
              const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled)
 {
-    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 0, NULL);
+    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 0, NULL, NULL);
 }
 
 int gb_build_dynamic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
                      const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
                      int32_t *seed_cap)
 {
-    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 1, seed_cap);
+    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 1, seed_cap, NULL);
+}
+
+int gb_build_grid(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+                  const gb_models *models, const gb_params *p, mf_grid *grid)
+{
+    memset(grid, 0, sizeof *grid);
+    if (p && p->star)
+        return GB_ERR_INVALID; /* star arcs differ from their pair's weight */
+    return build_network(rgb, width, height, seeds, models, p, NULL, NULL, 0, NULL, grid);
 }
 
 static int build_network(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
                          const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
-                         int all_terminals, int32_t *seed_cap)
+                         int all_terminals, int32_t *seed_cap, mf_grid *grid)
 {
-    memset(g, 0, sizeof *g);
+    if (g)
+        memset(g, 0, sizeof *g);
     if (!rgb || !models || !p || width < 1 || height < 1 ||
         (p->connectivity != 4 && p->connectivity != 8) || !(p->lambda >= 0) || !(p->geodesic >= 0))
         return GB_ERR_INVALID;
@@ -481,17 +529,16 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     b->w = mf_alloc_big(sizeof(int32_t) * (size_t)npx * (size_t)nd);
     b->term = mf_alloc_big(sizeof(int32_t) * (size_t)npx);
     b->present = mf_calloc_big(GB_DIST2_MAX + 1, 1);
-    if (!b->w || !b->term || !b->present) {
+    if (grid) {
+        b->row_sources = mf_alloc_big(sizeof(int32_t) * (size_t)height);
+        b->row_sinks = mf_alloc_big(sizeof(int32_t) * (size_t)height);
+    }
+    if (!b->w || !b->term || !b->present || (grid && (!b->row_sources || !b->row_sinks))) {
         rc = GB_ERR_NOMEM;
         goto done;
     }
     int threads = gb_threads(p);
-    /* bands of at least 16 rows; the band count does not change the result */
-    b->nbands = height / 16 < 1 ? 1 : height / 16 > MAX_BANDS ? MAX_BANDS : height / 16;
-    for (int k = 0; k < b->nbands; k++) {
-        b->bands[k].y0 = (int32_t)((int64_t)height * k / b->nbands);
-        b->bands[k].y1 = (int32_t)((int64_t)height * (k + 1) / b->nbands);
-    }
+    make_bands(b, height);
     /* beta from the mean squared colour difference of neighbours */
     run_pass(b, pass_beta, threads);
     int64_t sum = 0, pairs = 0;
@@ -531,7 +578,41 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     if (seed_cap)
         *seed_cap = b->K;
     run_pass(b, pass_terminals, threads);
-    int64_t m = 0, offset = 0, source_arcs = 0, in_pixels = 0;
+    int64_t offset = 0;
+    for (int k = 0; k < b->nbands; k++)
+        offset += b->bands[k].offset;
+    if (grid) { /* the arrays go to the grid form; the device makes the CSR */
+        *grid = (mf_grid){width, height, nd, all_terminals, b->w, b->term, b->row_sources, b->row_sinks, offset};
+        b->w = b->term = b->row_sources = b->row_sinks = NULL;
+        goto done;
+    }
+    g->flow_offset = offset;
+    rc = finish_csr(b, g, p->in_lists, threads);
+done:
+    if (rc && g)
+        mf_graph_free(g);
+    mf_free_big(b->w);
+    mf_free_big(b->term);
+    mf_free_big(b->row_sources);
+    mf_free_big(b->row_sinks);
+    mf_free_big(b->similarity);
+    mf_free_big((void *)b->present);
+    mf_free_big(b->dist_fg);
+    mf_free_big(b->dist_bg);
+    mf_free_big(b->parent_fg);
+    free(b);
+    return rc;
+}
+
+/* The bands laid out at m = 0, then g's arrays from b's weights and
+ * terminal capacities (b->bands' counts set). */
+static int finish_csr(build *b, mf_graph *g, int in_lists, int threads)
+{
+    const int64_t npx = (int64_t)b->width * b->height;
+    const int64_t offset = g->flow_offset;
+    int rc = GB_OK;
+    b->g = g;
+    int64_t m = 0, source_arcs = 0, in_pixels = 0;
     for (int k = 0; k < b->nbands; k++) {
         band *bd = &b->bands[k];
         bd->out_base = m;
@@ -540,15 +621,12 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
         m += bd->out_arcs;
         in_pixels += bd->in_arcs;
         source_arcs += bd->source_arcs;
-        offset += bd->offset;
     }
     const int64_t pixel_arcs = m;
     m += source_arcs;
     rc = mf_graph_alloc(g, (int32_t)(npx + 2), (int32_t)m);
-    if (rc) {
-        rc = rc == MF_ERR_TOO_LARGE ? GB_ERR_TOO_LARGE : GB_ERR_NOMEM;
-        goto done;
-    }
+    if (rc)
+        return rc == MF_ERR_TOO_LARGE ? GB_ERR_TOO_LARGE : GB_ERR_NOMEM;
     const int32_t src = (int32_t)npx, snk = (int32_t)npx + 1;
     g->source = src;
     g->sink = snk;
@@ -563,9 +641,9 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     g->in_start[src] = (int32_t)in_pixels;
     g->in_start[snk] = (int32_t)in_pixels;
     g->in_start[snk + 1] = (int32_t)m;
-    if (!p->in_lists) {
+    if (!in_lists) {
         run_pass(b, pass_in_starts, threads);
-        goto done;
+        return GB_OK;
     }
     run_pass(b, pass_in_arcs, threads);
     int64_t sink_base = 0;
@@ -575,16 +653,45 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
         sink_base += bd->sink_arcs;
     }
     run_pass(b, pass_sink_in, threads);
-done:
+    return GB_OK;
+}
+
+/* Sets b's bands over height rows: at least 16 rows each; the band count
+ * does not change the result. */
+static void make_bands(build *b, int32_t height)
+{
+    b->nbands = height / 16 < 1 ? 1 : height / 16 > MAX_BANDS ? MAX_BANDS : height / 16;
+    for (int k = 0; k < b->nbands; k++) {
+        b->bands[k].y0 = (int32_t)((int64_t)height * k / b->nbands);
+        b->bands[k].y1 = (int32_t)((int64_t)height * (k + 1) / b->nbands);
+    }
+}
+
+int gb_grid_to_graph(const mf_grid *grid, int in_lists, int threads, mf_graph *g)
+{
+    memset(g, 0, sizeof *g);
+    if (!grid || !grid->w || !grid->term || grid->width < 1 || grid->height < 1 || (grid->nd != 2 && grid->nd != 4))
+        return GB_ERR_INVALID;
+    const int64_t npx = (int64_t)grid->width * grid->height;
+    if (npx + 2 > INT32_MAX / 2 || npx * (grid->nd + 2) > (INT32_MAX >> 1))
+        return GB_ERR_TOO_LARGE;
+    build *b = calloc(1, sizeof *b);
+    if (!b)
+        return GB_ERR_NOMEM;
+    b->width = grid->width;
+    b->height = grid->height;
+    b->nd = grid->nd;
+    b->all_terminals = grid->all_terminals;
+    b->w = grid->w; /* read only: the grid keeps them */
+    b->term = grid->term;
+    make_bands(b, grid->height);
+    if (threads < 1)
+        threads = 1;
+    run_pass(b, pass_counts, threads);
+    g->flow_offset = grid->flow_offset;
+    int rc = finish_csr(b, g, in_lists, threads);
     if (rc)
         mf_graph_free(g);
-    mf_free_big(b->w);
-    mf_free_big(b->term);
-    mf_free_big(b->similarity);
-    mf_free_big((void *)b->present);
-    mf_free_big(b->dist_fg);
-    mf_free_big(b->dist_bg);
-    mf_free_big(b->parent_fg);
     free(b);
     return rc;
 }

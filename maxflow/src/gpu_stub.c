@@ -50,6 +50,13 @@ int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *networks, int k, 
     return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
 }
 
+int mf_gpu_solve_many_grids(mf_gpu_solver *s, const mf_grid *const *grids, int k, const mf_options *opt,
+                            mf_result *res, mf_error *err)
+{
+    (void)s; (void)grids; (void)k; (void)opt; (void)res;
+    return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
+}
+
 void mf_gpu_solver_destroy(mf_gpu_solver *s) { (void)s; }
 
 int mf_gpu_dyn_load(mf_gpu_solver *s, const mf_graph *g, mf_error *err)

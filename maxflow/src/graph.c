@@ -157,6 +157,15 @@ void mf_graph_free(mf_graph *g)
     memset(g, 0, sizeof *g);
 }
 
+void mf_grid_free(mf_grid *grid)
+{
+    mf_free_big(grid->w);
+    mf_free_big(grid->term);
+    mf_free_big(grid->row_sources);
+    mf_free_big(grid->row_sinks);
+    memset(grid, 0, sizeof *grid);
+}
+
 int mf_graph_finish(mf_graph *g, mf_error *err)
 {
     int32_t n = g->num_vertices, m = g->num_arcs;

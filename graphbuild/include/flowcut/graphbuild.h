@@ -109,6 +109,17 @@ void gb_models_free(gb_models *m);
 int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
              const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled);
 
+/* The same network in compact form (mf_grid: the n-link weights and
+ * terminal capacities, no CSR) for a device that expands it itself
+ * (mf_gpu_solve_many_grids): a fifth of the bytes to write and upload.
+ * Not with p->star (GB_ERR_INVALID). Free with mf_grid_free. */
+int gb_build_grid(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+                  const gb_models *models, const gb_params *p, mf_grid *grid);
+
+/* The CSR network a grid form stands for: the arrays gb_build makes (its
+ * in_lists as p->in_lists), on up to threads threads. */
+int gb_grid_to_graph(const mf_grid *grid, int in_lists, int threads, mf_graph *g);
+
 /* The same network for warm re-solves (mf_dynamic): every pixel has both
  * terminal arcs, of capacity 0 where pre-cancelling leaves nothing, so
  * that a new stroke or new models only change capacities. Pixel p's sink
