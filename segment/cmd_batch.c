@@ -330,7 +330,9 @@ static void start_task(batch_run *run, size_t index)
         return;
     }
     t->index = index;
-    t->failed = seg_job_start(&t->job, it->image, it->seeds, run->opt) != 0;
+    /* for the GPUs, grid forms: a fifth of the bytes to write, and the
+     * device lays out the CSR */
+    t->failed = (run->use_gpu ? seg_job_start_grid : seg_job_start)(&t->job, it->image, it->seeds, run->opt) != 0;
     if (t->failed || !run->use_gpu) {
         if (!t->failed)
             t->failed = seg_job_solve(&t->job, run->opt, NULL) != 0;

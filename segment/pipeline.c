@@ -145,9 +145,10 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
     return 0;
 }
 
-int seg_build(const seg_result *r, const uint8_t *labels, const uint8_t *model_labels,
-              const seg_options *o, mf_graph *g, int32_t *cancelled, seg_times *times, char *error,
-              size_t error_size)
+/* seg_build, into g or, when grid is not NULL, into the grid form. */
+static int build_network(const seg_result *r, const uint8_t *labels, const uint8_t *model_labels,
+                         const seg_options *o, mf_graph *g, mf_grid *grid, int32_t *cancelled, seg_times *times,
+                         char *error, size_t error_size)
 {
     gb_models *models = NULL;
     double t0 = now();
@@ -157,7 +158,8 @@ int seg_build(const seg_result *r, const uint8_t *labels, const uint8_t *model_l
         return -1;
     }
     double t1 = now();
-    rc = gb_build(r->photo.data, r->photo.width, r->photo.height, labels, models, &o->graph, g, cancelled);
+    rc = grid ? gb_build_grid(r->photo.data, r->photo.width, r->photo.height, labels, models, &o->graph, grid)
+              : gb_build(r->photo.data, r->photo.width, r->photo.height, labels, models, &o->graph, g, cancelled);
     gb_models_free(models);
     if (rc) {
         snprintf(error, error_size, "network: %s", gb_strerror(rc));
@@ -170,6 +172,13 @@ int seg_build(const seg_result *r, const uint8_t *labels, const uint8_t *model_l
     return 0;
 }
 
+int seg_build(const seg_result *r, const uint8_t *labels, const uint8_t *model_labels,
+              const seg_options *o, mf_graph *g, int32_t *cancelled, seg_times *times, char *error,
+              size_t error_size)
+{
+    return build_network(r, labels, model_labels, o, g, NULL, cancelled, times, error, error_size);
+}
+
 void seg_job_free(seg_job *j)
 {
     if (j->model_labels != j->labels)
@@ -178,6 +187,7 @@ void seg_job_free(seg_job *j)
     j->labels = j->model_labels = NULL;
     mf_result_free(&j->res);
     mf_graph_free(&j->graph);
+    mf_grid_free(&j->grid);
 }
 
 /* Fits the models on the current model labels and builds the network. */
@@ -185,7 +195,9 @@ static int fit_and_build(seg_job *j, const seg_options *o)
 {
     char msg[512];
     mf_graph_free(&j->graph);
-    if (seg_build(&j->r, j->labels, j->model_labels, o, &j->graph, NULL, &j->r.times, msg, sizeof msg)) {
+    mf_grid_free(&j->grid);
+    if (build_network(&j->r, j->labels, j->model_labels, o, &j->graph, j->grid_form ? &j->grid : NULL, NULL,
+                      &j->r.times, msg, sizeof msg)) {
         snprintf(j->r.error, sizeof j->r.error, "%s: %s", j->image_path, msg);
         j->r.code = SEG_ERR_MODEL;
         return -1;
@@ -210,6 +222,14 @@ int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, con
 {
     if (job_load(j, image_path, seed_path, o))
         return -1;
+    return seg_job_begin(j, image_path, &j->r.photo, j->labels, o);
+}
+
+int seg_job_start_grid(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o)
+{
+    if (job_load(j, image_path, seed_path, o))
+        return -1;
+    j->grid_form = !o->graph.star;
     return seg_job_begin(j, image_path, &j->r.photo, j->labels, o);
 }
 
@@ -243,6 +263,27 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
     const int gpu = solver && so.engine != MF_ENGINE_CPU, lists = o->graph.in_lists;
     const int cpu_alone = gpu || so.engine == MF_ENGINE_CPU; /* what solves below if not the GPU */
     int rc = MF_OK;
+    if (j->grid.w) { /* a grid form: the device expands it; anything else needs the CSR */
+        if (gpu) {
+            const mf_grid *one = &j->grid;
+            rc = mf_gpu_solve_many_grids(solver, &one, 1, &so, &j->res, &err);
+            if (rc == MF_OK || !(rc == MF_ERR_DEVICE_MEMORY && so.engine == MF_ENGINE_AUTO))
+                goto solved;
+            mf_result_free(&j->res);
+        }
+        rc = gb_grid_to_graph(&j->grid, lists, o->graph.threads, &j->graph);
+        if (rc) {
+            snprintf(j->r.error, sizeof j->r.error, "%s: network: %s", j->image_path, gb_strerror(rc));
+            j->r.code = rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_SOLVE;
+            return -1;
+        }
+        mf_grid_free(&j->grid);
+        rc = lists || (cpu_alone && !mf_cpu_reads_in_lists(&j->graph, &so)) ? MF_OK
+                                                                              : mf_graph_finish(&j->graph, &err);
+        if (rc == MF_OK)
+            rc = gpu ? mf_solve_cpu(&j->graph, &so, &j->res, &err) : mf_solve(&j->graph, &so, &j->res, &err);
+        goto solved;
+    }
     if (gpu) {
         const mf_graph *one = &j->graph;
         rc = lists ? mf_gpu_solve(solver, &j->graph, &so, &j->res, &err)
@@ -255,6 +296,7 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
         if (rc == MF_OK)
             rc = gpu ? mf_solve_cpu(&j->graph, &so, &j->res, &err) : mf_solve(&j->graph, &so, &j->res, &err);
     }
+solved:
     if (rc) {
         char msg[512];
         mf_error_format(&err, msg, sizeof msg);
@@ -272,16 +314,23 @@ void seg_jobs_solve_gpu(seg_job **jobs, int k, const seg_options *o, mf_gpu_solv
         goto one_by_one; /* one alone: seg_job_solve takes the same launch, and its fallbacks */
     {
         const mf_graph *parts[MF_GPU_MANY_MAX];
+        const mf_grid *grids[MF_GPU_MANY_MAX];
         mf_result res[MF_GPU_MANY_MAX];
         mf_error err = {0};
         mf_options so = o->solve;
         so.cut_only = 1;
+        int as_grids = 0; /* all grid forms, or all CSR networks */
         for (int i = 0; i < k; i++) {
             parts[i] = &jobs[i]->graph;
+            grids[i] = &jobs[i]->grid;
+            as_grids += jobs[i]->grid.w != NULL;
             mf_result_free(&jobs[i]->res);
         }
+        if (as_grids != 0 && as_grids != k)
+            goto one_by_one;
         const double t0 = now();
-        if (mf_gpu_solve_many(solver, parts, k, &so, res, &err) != MF_OK)
+        if ((as_grids ? mf_gpu_solve_many_grids(solver, grids, k, &so, res, &err)
+                      : mf_gpu_solve_many(solver, parts, k, &so, res, &err)) != MF_OK)
             goto one_by_one; /* e.g. too large for the device together: each alone
                               * (and on the CPU when one alone is too large) */
         /* each photo's share of the launch, so that stage sums stay wall time */
@@ -332,6 +381,7 @@ int seg_job_next(seg_job *j, const seg_options *o)
     /* the network is no longer needed; the caller keeps r */
     mf_result_free(&j->res);
     mf_graph_free(&j->graph);
+    mf_grid_free(&j->grid);
     return 0;
 }
 

@@ -49,11 +49,18 @@ typedef struct seg_job {
     const char *image_path, *seed_path;
     uint8_t *labels, *model_labels;
     mf_graph graph;
+    mf_grid grid;  /* the network in grid form instead (grid.w set), with grid_form */
+    int grid_form; /* build grid forms for a device's union launch (seg_job_start_grid) */
     mf_result res;
     int iteration;
 } seg_job;
 
 int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o);
+/* The same, its networks built in grid form (gb_build_grid) for
+ * seg_jobs_solve_gpu, which expands them on the device: the CPU writes a
+ * fifth of the bytes. Any other solve expands them on the host first.
+ * Star convexity has no grid form: such jobs build CSR networks. */
+int seg_job_start_grid(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o);
 /* The same on a photo and labels already in memory: the job takes both
  * (photo->data and labels are freed with it); name is used in messages. */
 int seg_job_begin(seg_job *j, const char *name, img_image *photo, uint8_t *labels, const seg_options *o);

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "test_support.h"
+#include "flowcut/graphbuild.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,100 @@ static void test_solve_many(void **state)
         mf_graph_free(&g[i]);
 }
 
+/* A random grid form: weights (zero ones too), terminal capacities of
+ * both signs and zero, its row counts as gb_build_grid sets them. */
+static void random_grid(int32_t w, int32_t h, int nd, int all_terminals, uint64_t seed, mf_grid *g)
+{
+    const int64_t npx = (int64_t)w * h;
+    memset(g, 0, sizeof *g);
+    g->width = w;
+    g->height = h;
+    g->nd = nd;
+    g->all_terminals = all_terminals;
+    g->w = mf_alloc_big(sizeof(int32_t) * (size_t)(npx * nd));
+    g->term = mf_alloc_big(sizeof(int32_t) * (size_t)npx);
+    g->row_sources = mf_alloc_big(sizeof(int32_t) * (size_t)h);
+    g->row_sinks = mf_alloc_big(sizeof(int32_t) * (size_t)h);
+    assert_true(g->w && g->term && g->row_sources && g->row_sinks);
+    uint64_t st = seed;
+    for (int64_t i = 0; i < npx * nd; i++)
+        g->w[i] = rnd(&st, 0, 4) == 0 ? 0 : rnd(&st, 1, 500);
+    for (int32_t y = 0; y < h; y++) {
+        g->row_sources[y] = g->row_sinks[y] = 0;
+        for (int32_t x = 0; x < w; x++) {
+            const int32_t t = rnd(&st, 0, 3) == 0 ? 0 : rnd(&st, -900, 900);
+            g->term[(int64_t)y * w + x] = t;
+            g->row_sources[y] += all_terminals || t > 0;
+            g->row_sinks[y] += all_terminals || t < 0;
+        }
+    }
+    g->flow_offset = rnd(&st, 0, 1000);
+}
+
+/* Grid forms expanded on the device: the value and the cut of the CSR
+ * network gb_grid_to_graph makes of each, solved on the CPU; shapes down
+ * to one row, one column and one pixel, both connectivities, with and
+ * without both terminal arcs everywhere, rows wider than a block. */
+static void test_solve_many_grids(void **state)
+{
+    (void)state;
+    static const int32_t shapes[][2] = {{40, 30}, {1, 1}, {1, 57}, {300, 1}, {613, 9}, {17, 5}, {256, 3}, {257, 4},
+                                        {120, 90}, {2, 2}};
+    const int count = (int)(sizeof shapes / sizeof shapes[0]);
+    mf_grid grids[2 * 10 * 2];
+    mf_graph graphs[2 * 10 * 2];
+    const mf_grid *parts[2 * 10 * 2];
+    int k = 0;
+    for (int nd = 2; nd <= 4; nd += 2)
+        for (int i = 0; i < count; i++)
+            for (int all = 0; all < 2; all++) {
+                random_grid(shapes[i][0], shapes[i][1], nd, all, 1000 + (uint64_t)k, &grids[k]);
+                assert_int_equal(gb_grid_to_graph(&grids[k], 1, 2, &graphs[k]), GB_OK);
+                parts[k] = &grids[k];
+                k++;
+            }
+    mf_options opt;
+    mf_options_default(&opt);
+    mf_error err = {0};
+    for (int pass = 0; pass < 2; pass++) { /* all at once, then each alone */
+        const int step = pass == 0 ? k : 1;
+        for (int first = 0; first < k; first += step) {
+            mf_result many[2 * 10 * 2];
+            const int parts_k = pass == 0 ? k : 1;
+            opt.engine = MF_ENGINE_GPU;
+            if (mf_gpu_solve_many_grids(solver, parts + first, parts_k, &opt, many, &err) != MF_OK)
+                fail_msg("grid union of %d: %s", parts_k, err.message);
+            opt.engine = MF_ENGINE_CPU;
+            for (int i = 0; i < parts_k; i++) {
+                const mf_graph *g = &graphs[first + i];
+                mf_result cpu;
+                assert_int_equal(mf_solve(g, &opt, &cpu, &err), MF_OK);
+                if (many[i].flow_value != cpu.flow_value)
+                    fail_msg("grid %d (%dx%d, nd %d, all %d): device %lld, CPU %lld", first + i, grids[first + i].width,
+                             grids[first + i].height, grids[first + i].nd, grids[first + i].all_terminals,
+                             (long long)many[i].flow_value, (long long)cpu.flow_value);
+                if (memcmp(many[i].source_side, cpu.source_side, (size_t)g->num_vertices) != 0)
+                    fail_msg("grid %d: the cut differs from the CPU cut", first + i);
+                if (cut_capacity(g, many[i].source_side) + g->flow_offset != many[i].flow_value)
+                    fail_msg("grid %d: cut capacity is not the value", first + i);
+                mf_result_free(&cpu);
+                mf_result_free(&many[i]);
+            }
+        }
+    }
+    /* a grid that is not one is refused */
+    mf_grid bad = grids[0];
+    bad.nd = 3;
+    const mf_grid *badp[2] = {&grids[1], &bad};
+    mf_result res[2];
+    assert_int_equal(mf_gpu_solve_many_grids(solver, badp, 2, &opt, res, &err), MF_ERR_INVALID);
+    assert_non_null(strstr(err.message, "grid 1"));
+    for (int i = 0; i < k; i++) {
+        mf_graph_free(&graphs[i]);
+        mf_grid_free(&grids[i]);
+    }
+}
+
 static void test_random_graphs(void **state)
 {
     (void)state;
@@ -355,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_random),
         cmocka_unit_test(test_dynamic_generators),
         cmocka_unit_test(test_solve_many),
+        cmocka_unit_test(test_solve_many_grids),
         cmocka_unit_test(test_wait_modes),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

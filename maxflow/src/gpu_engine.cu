@@ -57,6 +57,8 @@ struct mf_gpu_solver {
     int32_t *host_counter; /* pinned copy of dev_state.counters */
     part_map *part_maps;   /* mf_gpu_solve_many: where each part sits in the union */
     unsigned long long *part_values;
+    int32_t *grid_buf;     /* mf_gpu_solve_many_grids: the parts' compact forms */
+    int64_t grid_cap;      /* its size in int32 */
 };
 
 /* --------------------------------------------------------------------- */
@@ -797,6 +799,115 @@ __global__ void __launch_bounds__(256) union_fix(dev_state d, part_map p)
     }
 }
 
+/* One grid part (mf_grid) on the device: its weights and terminal
+ * capacities, and per row the arcs before it (exclusive prefix sums: the
+ * pixels' out-arcs, their in-arcs, the source arcs). */
+struct grid_part {
+    const int32_t *__restrict__ w, *__restrict__ term;
+    const int32_t *__restrict__ row_out, *__restrict__ row_in, *__restrict__ row_src;
+    int32_t width, height, nd, all_terminals;
+};
+
+/* Exclusive scan of v over a 256-thread block, carry added; *total gets
+ * the block's sum. All threads call it. */
+__device__ __forceinline__ long long block_exclusive_scan(long long v, long long carry, long long *total,
+                                                          long long *warp_sums)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    long long inc = v;
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        const long long y = __shfl_up_sync(0xffffffffu, inc, off);
+        if (lane >= off)
+            inc += y;
+    }
+    if (lane == 31)
+        warp_sums[warp] = inc;
+    __syncthreads();
+    if (warp == 0) {
+        long long ws = lane < 8 ? warp_sums[lane] : 0;
+#pragma unroll
+        for (int off = 1; off < 8; off <<= 1) {
+            const long long y = __shfl_up_sync(0xffffffffu, ws, off);
+            if (lane >= off)
+                ws += y;
+        }
+        if (lane < 8)
+            warp_sums[lane] = ws;
+    }
+    __syncthreads();
+    const long long ex = inc - v + (warp > 0 ? warp_sums[warp - 1] : 0) + carry;
+    *total = warp_sums[7];
+    __syncthreads(); /* warp_sums is reused by the next call */
+    return ex;
+}
+
+/* Expands one grid part into its place in the union, as graphbuild lays
+ * its CSR out (gb_grid_to_graph): a block per row scans the pixels' arc
+ * counts along the row; heads come out in union numbering, so the part
+ * needs no union_fix. */
+__global__ void __launch_bounds__(256) grid_expand(dev_state d, part_map p, grid_part g)
+{
+    __shared__ long long warp_sums[8];
+    const int fdx[4] = {1, 0, 1, -1}, fdy[4] = {0, 1, 1, 1}; /* E, S, SE, SW: graphbuild's order */
+    const int32_t W = g.width, H = g.height;
+    for (int32_t y = blockIdx.x; y < H; y += gridDim.x) {
+        long long carry_arcs = 0, carry_src = 0; /* packed: out-arcs, in-arcs << 32 */
+        for (int32_t x0 = 0; x0 < W; x0 += 256) {
+            const int32_t x = x0 + (int32_t)threadIdx.x;
+            const bool live = x < W;
+            const int64_t pi = (int64_t)y * W + x;
+            int nout = 0, nin = 0, t = 0;
+            bool snk = false, src = false;
+            if (live) {
+                for (int k = 0; k < g.nd; k++) {
+                    const int32_t fx = x + fdx[k], fy = y + fdy[k], bx = x - fdx[k], by = y - fdy[k];
+                    nout += fx >= 0 && fx < W && fy < H;
+                    nin += bx >= 0 && bx < W && by >= 0;
+                }
+                t = g.term[pi];
+                snk = g.all_terminals || t < 0;
+                src = g.all_terminals || t > 0;
+                nout += snk;
+                nin += src;
+            }
+            long long total_arcs, total_src;
+            const long long ex_arcs = block_exclusive_scan((long long)nout | ((long long)nin << 32), carry_arcs,
+                                                           &total_arcs, warp_sums);
+            const long long ex_src = block_exclusive_scan(src ? 1 : 0, carry_src, &total_src, warp_sums);
+            carry_arcs += total_arcs;
+            carry_src += total_src;
+            if (!live)
+                continue;
+            const int32_t v = p.vbase + (int32_t)pi;
+            int32_t a = p.abase + g.row_out[y] + (int32_t)(ex_arcs & 0xffffffffll);
+            d.out_start[v] = a;
+            d.in_start[v] = p.ibase + g.row_in[y] + (int32_t)(ex_arcs >> 32);
+            for (int k = 0; k < g.nd; k++) {
+                const int32_t fx = x + fdx[k], fy = y + fdy[k];
+                if (fx >= 0 && fx < W && fy < H) {
+                    const int32_t c = g.w[pi * g.nd + k];
+                    d.arc_head[a] = v + fdy[k] * W + fdx[k];
+                    d.arc_cap[a] = c;
+                    d.arc_rcap[a] = c;
+                    a++;
+                }
+            }
+            if (snk) {
+                d.arc_head[a] = p.T;
+                d.arc_cap[a] = t < 0 ? -t : 0;
+                d.arc_rcap[a] = 0;
+            }
+            if (src) {
+                const int32_t sa = p.sbase + g.row_src[y] + (int32_t)ex_src;
+                d.arc_head[sa] = v;
+                d.arc_cap[sa] = t > 0 ? t : 0;
+                d.arc_rcap[sa] = 0;
+            }
+        }
+    }
+}
+
 /* The union's in-lists from its out-arcs and in_start, instead of
  * uploading them (two of the five arrays of an arc): a thread per inner
  * vertex, one per terminal arc (a terminal has millions). d.stamp, zeroed,
@@ -1066,6 +1177,7 @@ extern "C" void mf_gpu_solver_destroy(mf_gpu_solver *s)
     cudaFree(s->changes);
     cudaFree(s->part_maps);
     cudaFree(s->part_values);
+    cudaFree(s->grid_buf);
     if (s->host_counter)
         cudaFreeHost(s->host_counter);
     if (s->stream)
@@ -1734,14 +1846,58 @@ extern "C" int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_option
     return rc;
 }
 
-extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts, int k, const mf_options *opt,
-                                 mf_result *res, mf_error *err)
+/* A part of a union: its vertices but the terminals, its arcs (inner
+ * [0, os), the source's [os, ot), the sink's [ot, m)), its inner
+ * vertices' in-entries and the source's. */
+struct part_shape {
+    int32_t inner, os, ot, m, in_inner, in_source;
+    int64_t flow_offset;
+};
+
+/* The shape of the CSR network a grid form stands for (gb_grid_to_graph's
+ * layout); -1 when it is not a valid grid or too large. */
+static int grid_shape(const mf_grid *g, part_shape *sh, int64_t *nlinks_out)
+{
+    if (!g || !g->w || !g->term || !g->row_sources || !g->row_sinks || g->width < 1 || g->height < 1 ||
+        (g->nd != 2 && g->nd != 4))
+        return -1;
+    const int64_t W = g->width, H = g->height, npx = W * H;
+    if (npx + 2 > INT32_MAX / 2 || npx * (g->nd + 2) > (INT32_MAX >> 1))
+        return -1;
+    /* n-links of a row with a row below: E, S (and SE, SW) */
+    const int64_t full = g->nd == 4 ? 4 * W - 3 : 2 * W - 1;
+    const int64_t nlinks = (H - 1) * full + (W - 1);
+    int64_t sources = 0, sinks = 0;
+    for (int64_t y = 0; y < H; y++) {
+        sources += g->row_sources[y];
+        sinks += g->row_sinks[y];
+    }
+    if (sources > npx || sinks > npx || sources < 0 || sinks < 0)
+        return -1;
+    sh->inner = (int32_t)npx;
+    sh->os = (int32_t)(nlinks + sinks);
+    sh->ot = (int32_t)(nlinks + sinks + sources);
+    sh->m = sh->ot;
+    sh->in_inner = (int32_t)(nlinks + sources);
+    sh->in_source = 0;
+    sh->flow_offset = g->flow_offset;
+    *nlinks_out = nlinks;
+    return 0;
+}
+
+/* mf_gpu_solve_many and _grids: parts[i] or grids[i] (one of the two
+ * arrays is NULL) in one union. */
+static int solve_union(mf_gpu_solver *s, const mf_graph *const *parts, const mf_grid *const *grids, int k,
+                       const mf_options *opt, mf_result *res, mf_error *err)
 {
     int rc = MF_OK;
     mf_options o;
     cudaEvent_t ev[3] = {NULL, NULL, NULL};
     part_map *maps = NULL;
+    part_shape *shapes = NULL;
+    int32_t *prefix = NULL; /* grid parts: their rows' prefix sums, on the host */
     unsigned long long *values = NULL;
+    graph_facts facts = {0, 0, 0};
     int32_t terminal_starts[6]; /* the source's and sink's out_start, then in_start entries */
     if (opt)
         o = *opt;
@@ -1756,18 +1912,63 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         memset(&res[i], 0, sizeof res[i]);
     if (!s)
         return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "no GPU solver");
-    int64_t inner = 0, arcs = 0;
-    for (int i = 0; i < k; i++) {
-        const mf_graph *g = parts[i];
-        if (g->num_vertices < 2 || g->source != g->num_vertices - 2 || g->sink != g->num_vertices - 1)
-            return mf_fail(err, MF_ERR_INVALID, NULL, 0,
-                           "mf_gpu_solve_many: network %d must have its source and sink last", i);
-        inner += g->num_vertices - 2;
-        arcs += g->num_arcs;
-    }
-    if (inner + 2 > INT32_MAX - 1 || arcs > (INT32_MAX >> 1))
-        return mf_fail(err, MF_ERR_TOO_LARGE, NULL, 0, "mf_gpu_solve_many: the networks are too large together");
+    shapes = (part_shape *)calloc((size_t)k, sizeof *shapes);
+    if (!shapes)
+        return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
     {
+    int64_t inner = 0, arcs = 0, grid_ints = 0, prefix_ints = 0;
+    for (int i = 0; i < k; i++) {
+        part_shape &sh = shapes[i];
+        if (parts) {
+            const mf_graph *g = parts[i];
+            if (g->num_vertices < 2 || g->source != g->num_vertices - 2 || g->sink != g->num_vertices - 1) {
+                rc = mf_fail(err, MF_ERR_INVALID, NULL, 0,
+                             "mf_gpu_solve_many: network %d must have its source and sink last", i);
+                goto fail;
+            }
+            const int32_t P = g->num_vertices - 2;
+            sh = (part_shape){P, g->out_start[P], g->out_start[P + 1], g->num_arcs, g->in_start[P],
+                              g->in_start[P + 1] - g->in_start[P], g->flow_offset};
+            add_facts(g, &facts);
+        } else {
+            int64_t nlinks = 0;
+            if (grid_shape(grids[i], &sh, &nlinks)) {
+                rc = mf_fail(err, MF_ERR_INVALID, NULL, 0, "mf_gpu_solve_many_grids: grid %d is not valid", i);
+                goto fail;
+            }
+            const mf_grid *g = grids[i];
+            grid_ints += (int64_t)sh.inner * (g->nd + 1) + 3 * (int64_t)g->height;
+            prefix_ints += 3 * (int64_t)g->height;
+            /* add_facts' reading without the pass: at most 2 nd n-links
+             * and two terminal arcs a pixel; the n-links two-way */
+            const int32_t deg = 2 * g->nd + 2;
+            facts.max_deg = deg > facts.max_deg ? deg : facts.max_deg;
+            const int64_t sampled = (sh.m + 63) / 64;
+            facts.sampled += sampled;
+            facts.two_way += sh.m ? sampled * nlinks / sh.m : 0;
+        }
+        inner += sh.inner;
+        arcs += sh.m;
+    }
+    if (inner + 2 > INT32_MAX - 1 || arcs > (INT32_MAX >> 1)) {
+        rc = mf_fail(err, MF_ERR_TOO_LARGE, NULL, 0, "mf_gpu_solve_many: the networks are too large together");
+        goto fail;
+    }
+    if (grids) {
+        if (grid_ints > s->grid_cap) {
+            CUDA_TRY(cudaSetDevice(s->device));
+            cudaFree(s->grid_buf);
+            s->grid_buf = NULL;
+            s->grid_cap = 0;
+            CUDA_TRY(cudaMalloc(&s->grid_buf, (size_t)grid_ints * 4));
+            s->grid_cap = grid_ints;
+        }
+        prefix = (int32_t *)malloc((size_t)(prefix_ints > 0 ? prefix_ints : 1) * 4);
+        if (!prefix) {
+            rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+            goto fail;
+        }
+    }
         const double t0 = mf_now();
         const int32_t n = (int32_t)inner + 2, m = (int32_t)arcs, S = n - 2, T = n - 1;
         mf_graph shape;
@@ -1777,7 +1978,7 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         CUDA_TRY(cudaSetDevice(s->device));
         rc = ensure_capacity(s, &shape, err);
         if (rc)
-            return rc;
+            goto fail;
         if (!s->part_maps) {
             CUDA_TRY(cudaMalloc(&s->part_maps, MF_GPU_MANY_MAX * sizeof(part_map)));
             CUDA_TRY(cudaMalloc(&s->part_values, MF_GPU_MANY_MAX * sizeof(unsigned long long)));
@@ -1789,7 +1990,11 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
             goto fail;
         }
         for (int i = 0; i < k; i++) {
-            rc = mf_result_alloc(&res[i], parts[i], 0);
+            mf_graph shape_i;
+            memset(&shape_i, 0, sizeof shape_i);
+            shape_i.num_vertices = shapes[i].inner + 2;
+            shape_i.num_arcs = shapes[i].m;
+            rc = mf_result_alloc(&res[i], &shape_i, 0);
             if (rc) {
                 rc = mf_fail(err, rc, NULL, 0, "out of memory");
                 goto fail;
@@ -1800,22 +2005,21 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
          * sources' arcs, then the sinks' */
         int32_t vb = 0, ab = 0, ib = 0, sb = 0, tb = 0, sin = 0; /* sin: in-entries of the sources */
         for (int i = 0; i < k; i++) {
-            const mf_graph *g = parts[i];
-            const int32_t P = g->num_vertices - 2;
+            const part_shape &sh = shapes[i];
             part_map &p = maps[i];
-            p.inner = P;
+            p.inner = sh.inner;
             p.vbase = vb;
             p.S = S;
             p.T = T;
-            p.m = g->num_arcs;
-            p.os = g->out_start[P];
-            p.ot = g->out_start[P + 1];
+            p.m = sh.m;
+            p.os = sh.os;
+            p.ot = sh.ot;
             p.abase = ab;
             p.ibase = ib;
-            vb += P;
+            vb += sh.inner;
             ab += p.os;
-            ib += g->in_start[P];
-            sin += g->in_start[P + 1] - g->in_start[P];
+            ib += sh.in_inner;
+            sin += sh.in_source;
         }
         sb = ab;
         for (int i = 0; i < k; i++) {
@@ -1831,9 +2035,36 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         cudaStream_t st = s->stream;
         d.n = n;
         d.m = m;
+        int64_t gpos = 0, ppos = 0; /* grid parts: places in s->grid_buf and prefix */
         for (int i = 0; i < k; i++) {
-            const mf_graph *g = parts[i];
             const part_map &p = maps[i];
+            if (grids) {
+                const mf_grid *g = grids[i];
+                const int32_t H = g->height, W = g->width;
+                const int64_t npx = (int64_t)W * H;
+                const int32_t full = g->nd == 4 ? 4 * W - 3 : 2 * W - 1;
+                int32_t *row_out = prefix + ppos, *row_in = row_out + H, *row_src = row_in + H;
+                int32_t out = 0, in = 0, src = 0;
+                for (int32_t y = 0; y < H; y++) { /* the pixels' arcs before row y */
+                    row_out[y] = out;
+                    row_in[y] = in;
+                    row_src[y] = src;
+                    out += (y < H - 1 ? full : W - 1) + g->row_sinks[y];
+                    in += (y > 0 ? full : W - 1) + g->row_sources[y];
+                    src += g->row_sources[y];
+                }
+                int32_t *dw = s->grid_buf + gpos, *dterm = dw + npx * g->nd, *drows = dterm + npx;
+                CUDA_TRY(cudaMemcpyAsync(dw, g->w, (size_t)npx * g->nd * 4, cudaMemcpyHostToDevice, st));
+                CUDA_TRY(cudaMemcpyAsync(dterm, g->term, (size_t)npx * 4, cudaMemcpyHostToDevice, st));
+                CUDA_TRY(cudaMemcpyAsync(drows, row_out, (size_t)H * 3 * 4, cudaMemcpyHostToDevice, st));
+                gpos += npx * (g->nd + 1) + 3 * (int64_t)H;
+                ppos += 3 * (int64_t)H;
+                const grid_part gp = {dw, dterm, drows, drows + H, drows + 2 * H, W, H, g->nd, g->all_terminals};
+                const int blocks = H < s->sm_count * 8 ? H : s->sm_count * 8;
+                grid_expand<<<blocks, 256, 0, st>>>(d, p, gp);
+                continue;
+            }
+            const mf_graph *g = parts[i];
             const int32_t seg[3][3] = {{0, p.os, p.abase}, {p.os, p.ot, p.sbase}, {p.ot, p.m, p.tbase}};
             CUDA_TRY(cudaMemcpyAsync(d.out_start + p.vbase, g->out_start, (size_t)p.inner * 4,
                                      cudaMemcpyHostToDevice, st));
@@ -1873,10 +2104,7 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
         const double t1 = mf_now();
 
         /* the launch shape of the union: its sizes and the parts' vertices
-         * and arcs */
-        graph_facts facts = {0, 0, 0};
-        for (int i = 0; i < k; i++)
-            add_facts(parts[i], &facts);
+         * and arcs (facts, above) */
         engine_cfg cfg;
         int32_t interval;
         make_config(s, n, m, facts, &o, &cfg, &interval);
@@ -1912,13 +2140,15 @@ extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts,
             const int32_t P = maps[i].inner;
             res[i].source_side[P] = 1; /* the source, as a solve of the part alone gives */
             res[i].source_side[P + 1] = 0;
-            res[i].flow_value = (long long)values[i] + parts[i]->flow_offset;
+            res[i].flow_value = (long long)values[i] + shapes[i].flow_offset;
             res[i].stats = stats;
         }
     }
     for (int i = 0; i < 3; i++)
         cudaEventDestroy(ev[i]);
     free(maps);
+    free(shapes);
+    free(prefix);
     free(values);
     return MF_OK;
 fail:
@@ -1926,8 +2156,22 @@ fail:
         if (ev[i])
             cudaEventDestroy(ev[i]);
     free(maps);
+    free(shapes);
+    free(prefix);
     free(values);
     for (int i = 0; i < k; i++)
         mf_result_free(&res[i]);
     return rc;
+}
+
+extern "C" int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *parts, int k, const mf_options *opt,
+                                 mf_result *res, mf_error *err)
+{
+    return solve_union(s, parts, NULL, k, opt, res, err);
+}
+
+extern "C" int mf_gpu_solve_many_grids(mf_gpu_solver *s, const mf_grid *const *grids, int k, const mf_options *opt,
+                                       mf_result *res, mf_error *err)
+{
+    return solve_union(s, NULL, grids, k, opt, res, err);
 }

@@ -97,6 +97,11 @@ if has sanitize; then
             --repeats 1 /tmp/san-grid.max /tmp/san-grid4.max /tmp/san-rmf.max >"$OUT/san-$tool-many.log" 2>&1
         rc=$?
         note "compute-sanitizer $tool union launch: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-many.log" | head -1) $(grep -E 'equal|MISMATCH' "$OUT/san-$tool-many.log")"
+        # grid forms expanded on the device (grid_expand): the pipeline's jobs, alone and four to a union
+        timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$BUILD/tests/test_pipeline" \
+            >"$OUT/san-$tool-pipeline.log" 2>&1
+        rc=$?
+        note "compute-sanitizer $tool grid jobs: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-pipeline.log" | head -1) $(grep -E 'PASSED|FAILED|SKIPPED' "$OUT/san-$tool-pipeline.log" | head -1)"
     done
 fi
 
