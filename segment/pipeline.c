@@ -457,6 +457,9 @@ static int job_run_files(seg_job *j, const char *image_path, const char *seed_pa
         lean = *o;
         lean.graph.in_lists = 0;
         o = &lean;
+        /* and for the device, the grid form: it lays out the CSR itself
+         * (12 Mpx: 240 MB to upload instead of 1.4 GB) */
+        j->grid_form = o->solve.engine != MF_ENGINE_CPU && !o->graph.star;
     }
     if (rc == 0)
         rc = seg_job_begin(j, image_path, &j->r.photo, j->labels, o);

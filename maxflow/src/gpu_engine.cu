@@ -1960,7 +1960,13 @@ static int solve_union(mf_gpu_solver *s, const mf_graph *const *parts, const mf_
             cudaFree(s->grid_buf);
             s->grid_buf = NULL;
             s->grid_cap = 0;
-            CUDA_TRY(cudaMalloc(&s->grid_buf, (size_t)grid_ints * 4));
+            if (cudaMalloc(&s->grid_buf, (size_t)grid_ints * 4) != cudaSuccess) {
+                cudaGetLastError();
+                s->grid_buf = NULL;
+                rc = mf_fail(err, MF_ERR_DEVICE_MEMORY, NULL, 0,
+                             "the grid forms need %.1f GiB of device memory", grid_ints * 4 / 1073741824.0);
+                goto fail;
+            }
             s->grid_cap = grid_ints;
         }
         prefix = (int32_t *)malloc((size_t)(prefix_ints > 0 ? prefix_ints : 1) * 4);
