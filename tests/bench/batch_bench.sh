@@ -4,7 +4,8 @@
 # and on N of those photos upscaled to 12 Mpx (JPEG, as cameras write
 # them), with the CPU engine and, where a device exists, the GPU; the
 # per-stage totals show what limits throughput. Needs python3 with
-# OpenCV; skipped when seg-dev is absent.
+# OpenCV; skipped when seg-dev is absent. BATCH_COPIES (default 16): seg-dev that many
+# times over as well, the steady state.
 #   tests/bench/batch_bench.sh FLOWCUT [N12 (default 50)] [engines (default "cpu gpu"; also gpu1:
 #   the first GPU only; gpu-single: every GPU, one photo a launch (--per-launch 1); auto: the
 #   default engine)]
@@ -62,9 +63,23 @@ run() { # NAME ENGINE IN SEEDS; ENGINE: cpu, gpu (every GPU), gpu1 (the first on
     grep -q ' 0 failed' "$T/log" || { echo "  failures:"; grep '^flowcut:' "$T/log" | head -3; }
 }
 for e in $ENGINES; do run "seg-dev (0.4 Mpx)" "$e" "$DEV/images" "$T/dev-seeds"; done
+# the steady state: seg-dev COPIES times (hard links, names NAME_k), so that start-up and the
+# last photos weigh little (102 photos last under half a second on a GPU)
+COPIES=${BATCH_COPIES:-16}
+if [ "$COPIES" -gt 1 ]; then
+    mkdir -p "$T/many" "$T/many-seeds"
+    for f in "$DEV/images"/*; do
+        b=$(basename "$f")
+        for k in $(seq 1 "$COPIES"); do
+            ln -f "$f" "$T/many/${b%.*}_$k.${b##*.}" 2>/dev/null || cp "$f" "$T/many/${b%.*}_$k.${b##*.}"
+            cp "$T/dev-seeds/$b" "$T/many-seeds/${b%.*}_$k.${b##*.}"
+        done
+    done
+    for e in $ENGINES; do run "seg-dev x$COPIES" "$e" "$T/many" "$T/many-seeds"; done
+fi
 [ "$N12" -gt 0 ] && for e in $ENGINES; do run "$N12 photos at 12 Mpx" "$e" "$T/big" "$T/big-seeds"; done
 # masks must not depend on the engine or the number of GPUs
-for set in "seg-dev (0.4 Mpx)" "$N12 photos at 12 Mpx"; do
+for set in "seg-dev (0.4 Mpx)" "seg-dev x$COPIES" "$N12 photos at 12 Mpx"; do
     ref=
     for e in $ENGINES; do
         d="$T/out-$set-$e"
