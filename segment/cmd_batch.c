@@ -289,7 +289,7 @@ static void finish(batch_run *run, task *t)
  * back-pressure and the launches. Under run->lock. */
 static void queue_for_gpu(batch_run *run, task *t)
 {
-    run->queued_vertices += t->job.graph.num_vertices;
+    run->queued_vertices += seg_job_vertices(&t->job);
     push(&run->to_solve, t);
 }
 
@@ -412,7 +412,7 @@ static int take_launch(batch_run *run, task **group)
     int k = 0;
     int64_t vertices = 0;
     while (k < run->per_launch && run->to_solve.head) {
-        const int64_t nv = run->to_solve.head->job.graph.num_vertices;
+        const int64_t nv = seg_job_vertices(&run->to_solve.head->job);
         if (k > 0 && vertices + nv > LAUNCH_VERTICES)
             break;
         group[k++] = pop(&run->to_solve);

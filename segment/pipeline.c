@@ -347,6 +347,11 @@ one_by_one:
         failed[i] = seg_job_solve(jobs[i], o, solver) != 0;
 }
 
+int64_t seg_job_vertices(const seg_job *j)
+{
+    return j->grid.w ? (int64_t)j->grid.width * j->grid.height + 2 : j->graph.num_vertices;
+}
+
 int seg_job_next(seg_job *j, const seg_options *o)
 {
     seg_result *r = &j->r;

@@ -70,6 +70,8 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver);
  * in-lists, o->graph.in_lists 0, first). failed[i]: 1 when job i failed (its r.error). */
 void seg_jobs_solve_gpu(seg_job **jobs, int k, const seg_options *o, mf_gpu_solver *solver, int *failed);
 int seg_job_next(seg_job *j, const seg_options *o);
+/* The vertices of the job's network, CSR or grid form (0: none built). */
+int64_t seg_job_vertices(const seg_job *j);
 void seg_job_free(seg_job *j);
 
 /* Whether networks the CPU engine solves with o may be built without

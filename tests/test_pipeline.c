@@ -30,6 +30,8 @@ static void run_job(int grid, const seg_options *o, mf_gpu_solver *solver, uint8
     if (rc)
         fail_msg("job start: %s", j.r.error);
     assert_true(grid ? j.grid.w != NULL && j.graph.num_vertices == 0 : j.grid.w == NULL);
+    /* the batch's launches and back-pressure count the network's vertices, either form */
+    assert_true(seg_job_vertices(&j) == (int64_t)j.r.photo.width * j.r.photo.height + 2);
     for (;;) {
         if (seg_job_solve(&j, o, solver))
             fail_msg("solve: %s", j.r.error);
