@@ -151,17 +151,13 @@ static int same_arrays(const int32_t *a, const int32_t *b, size_t n)
     return memcmp(a, b, n * sizeof(int32_t)) == 0;
 }
 
-/* The parallel build writes both CSR directions itself: the reverse one
- * must be what mf_graph_finish derives, and no array may depend on the
- * number of threads. */
-static void test_parallel_build_is_exact(void **state)
+/* A noisy two-tone photo (dark left half, light right half) with a
+ * foreground stroke down column 3 and a background one down column w - 4. */
+static void two_tone(int32_t w, int32_t h, uint64_t rng, uint8_t **rgb_out, uint8_t **seeds_out)
 {
-    (void)state;
-    const int32_t w = 37, h = 53; /* 53 rows: three bands of uneven height */
     uint8_t *rgb = malloc((size_t)w * h * 3), *seeds = calloc((size_t)w * h, 1);
     assert_non_null(rgb);
     assert_non_null(seeds);
-    uint64_t rng = 12345;
     for (int i = 0; i < w * h * 3; i++) {
         rng = rng * 6364136223846793005ull + 1442695040888963407ull;
         rgb[i] = (uint8_t)((i / 3 % w < w / 2 ? 40 : 200) + (int)(rng >> 59));
@@ -170,6 +166,19 @@ static void test_parallel_build_is_exact(void **state)
         seeds[y * w + 3] = GB_FOREGROUND;
         seeds[y * w + w - 4] = GB_BACKGROUND;
     }
+    *rgb_out = rgb;
+    *seeds_out = seeds;
+}
+
+/* The parallel build writes both CSR directions itself: the reverse one
+ * must be what mf_graph_finish derives, and no array may depend on the
+ * number of threads. */
+static void test_parallel_build_is_exact(void **state)
+{
+    (void)state;
+    const int32_t w = 37, h = 53; /* 53 rows: three bands of uneven height */
+    uint8_t *rgb, *seeds;
+    two_tone(w, h, 12345, &rgb, &seeds);
     for (int conn = 4; conn <= 8; conn += 4) {
         gb_params p;
         gb_params_default(&p);
@@ -229,18 +238,8 @@ static void test_grid_form_is_the_network(void **state)
 {
     (void)state;
     const int32_t w = 41, h = 35;
-    uint8_t *rgb = malloc((size_t)w * h * 3), *seeds = calloc((size_t)w * h, 1);
-    assert_non_null(rgb);
-    assert_non_null(seeds);
-    uint64_t rng = 777;
-    for (int i = 0; i < w * h * 3; i++) {
-        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-        rgb[i] = (uint8_t)((i / 3 / w < h / 2 ? 60 : 190) + (int)(rng >> 58));
-    }
-    for (int32_t x = 4; x < w - 4; x++) {
-        seeds[3 * w + x] = GB_FOREGROUND;
-        seeds[(h - 3) * w + x] = GB_BACKGROUND;
-    }
+    uint8_t *rgb, *seeds;
+    two_tone(w, h, 777, &rgb, &seeds);
     for (int conn = 4; conn <= 8; conn += 4)
         for (int geo = 0; geo < 2; geo++) {
             gb_params p;
