@@ -231,9 +231,10 @@ static void test_parallel_build_is_exact(void **state)
 }
 
 /* The grid form (gb_build_grid) stands for gb_build's network: expanded
- * on the host (gb_grid_to_graph) it gives the same arrays to the bit, with
- * and without in-lists, whatever the threads; its row counts add up to
- * the terminal arcs. The device expands the same form (test_maxflow_gpu). */
+ * on the host (gb_grid_to_graph: the weights from the distances, the
+ * seeds' capacity) it gives the same arrays to the bit, with and without
+ * in-lists, whatever the threads; its row counts add up to the terminal
+ * arcs. The device expands the same form (test_maxflow_gpu). */
 static void test_grid_form_is_the_network(void **state)
 {
     (void)state;
@@ -284,6 +285,14 @@ static void test_grid_form_is_the_network(void **state)
                     mf_graph_free(&ref);
                 }
                 p.in_lists = 1;
+                /* the weights and seed capacity are left to the solver; a
+                 * distance beyond the table is refused, not read */
+                assert_non_null(grid.sim);
+                const int32_t keep = grid.w[0];
+                grid.w[0] = grid.sim_size;
+                mf_graph bad;
+                assert_int_equal(gb_grid_to_graph(&grid, 1, threads, &bad), GB_ERR_INVALID);
+                grid.w[0] = keep;
                 mf_grid_free(&grid);
                 assert_null(grid.w);
             }

@@ -223,8 +223,10 @@ static void test_solve_many(void **state)
 }
 
 /* A random grid form: weights (zero ones too), terminal capacities of
- * both signs and zero, its row counts as gb_build_grid sets them. */
-static void random_grid(int32_t w, int32_t h, int nd, int all_terminals, uint64_t seed, mf_grid *g)
+ * both signs and zero, its row counts as gb_build_grid sets them; pending:
+ * the weights as squared colour distances with a similarity table, and
+ * seeds marked, for the device to finish (gb_build_grid's form). */
+static void random_grid(int32_t w, int32_t h, int nd, int all_terminals, int pending, uint64_t seed, mf_grid *g)
 {
     const int64_t npx = (int64_t)w * h;
     memset(g, 0, sizeof *g);
@@ -250,12 +252,26 @@ static void random_grid(int32_t w, int32_t h, int nd, int all_terminals, uint64_
         }
     }
     g->flow_offset = rnd(&st, 0, 1000);
+    if (pending) {
+        g->sim_size = rnd(&st, 1, 3000);
+        g->sim = mf_alloc_big(sizeof(double) * (size_t)g->sim_size);
+        assert_non_null(g->sim);
+        for (int32_t c = 0; c < g->sim_size; c++)
+            g->sim[c] = (double)rnd(&st, 0, 1 << 30) / (double)(1 << 30);
+        g->wscale = 64.0 * rnd(&st, 1, 150);
+        for (int64_t i = 0; i < npx * nd; i++)
+            g->w[i] = rnd(&st, 0, 9) == 0 ? -1 : rnd(&st, 0, g->sim_size - 1);
+        for (int64_t i = 0; i < npx; i++) /* seeds; their sign keeps the row counts */
+            if (rnd(&st, 0, 7) == 0)
+                g->term[i] = g->term[i] > 0 ? MF_GRID_SEED : g->term[i] < 0 ? -MF_GRID_SEED : g->term[i];
+    }
 }
 
 /* Grid forms expanded on the device: the value and the cut of the CSR
  * network gb_grid_to_graph makes of each, solved on the CPU; shapes down
  * to one row, one column and one pixel, both connectivities, with and
- * without both terminal arcs everywhere, rows wider than a block. */
+ * without both terminal arcs everywhere, rows wider than a block, half of
+ * them with the weights and the seeds' capacity left to the device. */
 static void test_solve_many_grids(void **state)
 {
     (void)state;
@@ -268,8 +284,8 @@ static void test_solve_many_grids(void **state)
     int k = 0;
     for (int nd = 2; nd <= 4; nd += 2)
         for (int i = 0; i < count; i++)
-            for (int all = 0; all < 2; all++) {
-                random_grid(shapes[i][0], shapes[i][1], nd, all, 1000 + (uint64_t)k, &grids[k]);
+            for (int all = 0; all < 2; all++) { /* every other grid left to the device to finish */
+                random_grid(shapes[i][0], shapes[i][1], nd, all, (i + all) % 2, 1000 + (uint64_t)k, &grids[k]);
                 assert_int_equal(gb_grid_to_graph(&grids[k], 1, 2, &graphs[k]), GB_OK);
                 parts[k] = &grids[k];
                 k++;

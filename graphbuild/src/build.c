@@ -477,6 +477,7 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
                          int all_terminals, int32_t *seed_cap, mf_grid *grid);
 static int finish_csr(build *b, mf_graph *g, int in_lists, int threads);
 static void make_bands(build *b, int32_t height);
+static void set_seed_cap(build *b, int threads);
 
 int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
              const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled)
@@ -498,6 +499,17 @@ int gb_build_grid(const uint8_t *rgb, int32_t width, int32_t height, const uint8
     if (p && p->star)
         return GB_ERR_INVALID; /* star arcs differ from their pair's weight */
     return build_network(rgb, width, height, seeds, models, p, NULL, NULL, 0, NULL, grid);
+}
+
+/* The seeds' capacity K: one more than the largest sum of the weights of
+ * one pixel's n-links, so that no cut separates a seed from its terminal. */
+static void set_seed_cap(build *b, int threads)
+{
+    run_pass(b, pass_kmax, threads);
+    int32_t kmax = 0;
+    for (int k = 0; k < b->nbands; k++)
+        kmax = b->bands[k].kmax > kmax ? b->bands[k].kmax : kmax;
+    b->K = kmax + 1;
 }
 
 static int build_network(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
@@ -569,12 +581,14 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
         if (rc)
             goto done;
     }
-    run_pass(b, pass_weights, threads);
-    run_pass(b, pass_kmax, threads);
-    int32_t kmax = 0;
-    for (int k = 0; k < b->nbands; k++)
-        kmax = b->bands[k].kmax > kmax ? b->bands[k].kmax : kmax;
-    b->K = kmax + 1;
+    if (grid) {
+        /* the weights and the seeds' capacity are left to the solver: w
+         * keeps the distances, and seeds are marked (mf_grid) */
+        b->K = MF_GRID_SEED;
+    } else {
+        run_pass(b, pass_weights, threads);
+        set_seed_cap(b, threads);
+    }
     if (seed_cap)
         *seed_cap = b->K;
     run_pass(b, pass_terminals, threads);
@@ -582,8 +596,14 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     for (int k = 0; k < b->nbands; k++)
         offset += b->bands[k].offset;
     if (grid) { /* the arrays go to the grid form; the device makes the CSR */
-        *grid = (mf_grid){width, height, nd, all_terminals, b->w, b->term, b->row_sources, b->row_sinks, offset};
+        int32_t sim_size = GB_DIST2_MAX + 1; /* up to the largest distance that occurs */
+        while (sim_size > 1 && !atomic_load_explicit(&b->present[sim_size - 1], memory_order_relaxed))
+            sim_size--;
+        *grid = (mf_grid){.width = width, .height = height, .nd = nd, .all_terminals = all_terminals,
+                          .w = b->w, .term = b->term, .row_sources = b->row_sources, .row_sinks = b->row_sinks,
+                          .flow_offset = offset, .sim = b->similarity, .sim_size = sim_size, .wscale = b->wscale};
         b->w = b->term = b->row_sources = b->row_sinks = NULL;
+        b->similarity = NULL;
         goto done;
     }
     g->flow_offset = offset;
@@ -687,11 +707,42 @@ int gb_grid_to_graph(const mf_grid *grid, int in_lists, int threads, mf_graph *g
     make_bands(b, grid->height);
     if (threads < 1)
         threads = 1;
+    int rc = GB_OK;
+    int32_t *w = NULL, *term = NULL; /* the weights and capacities the grid left to the solver */
+    if (grid->sim) {
+        const int64_t pairs = npx * grid->nd;
+        w = mf_alloc_big(sizeof(int32_t) * (size_t)pairs);
+        term = mf_alloc_big(sizeof(int32_t) * (size_t)npx);
+        if (!w || !term) {
+            rc = GB_ERR_NOMEM;
+            goto done;
+        }
+        for (int64_t i = 0; i < pairs; i++) {
+            if (grid->w[i] >= grid->sim_size) {
+                rc = GB_ERR_INVALID;
+                goto done;
+            }
+            w[i] = grid->w[i];
+        }
+        b->w = w;
+        b->similarity = grid->sim;
+        b->wscale = grid->wscale;
+        run_pass(b, pass_weights, threads);
+        set_seed_cap(b, threads);
+        for (int64_t i = 0; i < npx; i++) {
+            const int32_t t = grid->term[i];
+            term[i] = t == MF_GRID_SEED ? b->K : t == -MF_GRID_SEED ? -b->K : t;
+        }
+        b->term = term;
+    }
     run_pass(b, pass_counts, threads);
     g->flow_offset = grid->flow_offset;
-    int rc = finish_csr(b, g, in_lists, threads);
+    rc = finish_csr(b, g, in_lists, threads);
+done:
     if (rc)
         mf_graph_free(g);
+    mf_free_big(w);
+    mf_free_big(term);
     free(b);
     return rc;
 }

@@ -59,6 +59,9 @@ struct mf_gpu_solver {
     unsigned long long *part_values;
     int32_t *grid_buf;     /* mf_gpu_solve_many_grids: the parts' compact forms */
     int64_t grid_cap;      /* its size in int32 */
+    double *sim_buf;       /* their similarity tables (mf_grid.sim) */
+    int64_t sim_cap;       /* its size in doubles */
+    int32_t *grid_k;       /* per part, the largest n-link weight sum (seed capacity - 1) */
 };
 
 /* --------------------------------------------------------------------- */
@@ -805,8 +808,52 @@ __global__ void __launch_bounds__(256) union_fix(dev_state d, part_map p)
 struct grid_part {
     const int32_t *__restrict__ w, *__restrict__ term;
     const int32_t *__restrict__ row_out, *__restrict__ row_in, *__restrict__ row_src;
+    const int32_t *__restrict__ kmax; /* seeds marked (MF_GRID_SEED): their K is *kmax + 1; NULL: none */
     int32_t width, height, nd, all_terminals;
 };
+
+/* A grid part's weights from its squared colour distances, in place, with
+ * graphbuild's arithmetic to the bit: (int)(wscale * sim[c] / dist + 0.5),
+ * each operation rounded on its own (no contraction into fused ones). */
+__global__ void __launch_bounds__(256) grid_weights(int32_t *__restrict__ w, int64_t pairs, int nd,
+                                                    const double *__restrict__ sim, int32_t sim_size, double wscale)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < pairs; i += (int64_t)gridDim.x * blockDim.x) {
+        const int32_t c = w[i];
+        const int d = (int)(i % nd);
+        const double dist = d >= 2 ? 1.41421356237309504880 : 1.0; /* M_SQRT2 for SE, SW */
+        w[i] = c < 0 || c >= sim_size ? 0 : __double2int_rz(__dadd_rn(__ddiv_rn(__dmul_rn(wscale, sim[c]), dist), 0.5));
+    }
+}
+
+/* The largest sum of the weights of one pixel's n-links (its forward
+ * ones, stored at it, and the backward ones, stored at its neighbours),
+ * as graphbuild's pass_kmax, into *kmax (zeroed before). */
+__global__ void __launch_bounds__(256) grid_kmax(const int32_t *__restrict__ w, int32_t W, int32_t H, int nd,
+                                                 int32_t *kmax)
+{
+    const int fdx[4] = {1, 0, 1, -1}, fdy[4] = {0, 1, 1, 1};
+    int32_t best = 0;
+    for (int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; p < (int64_t)W * H;
+         p += (int64_t)gridDim.x * blockDim.x) {
+        const int32_t x = (int32_t)(p % W), y = (int32_t)(p / W);
+        int32_t sum = 0;
+        for (int d = 0; d < nd; d++) {
+            sum += w[p * nd + d];
+            const int32_t bx = x - fdx[d], by = y - fdy[d];
+            if (bx >= 0 && bx < W && by >= 0)
+                sum += w[(p - (int64_t)fdy[d] * W - fdx[d]) * nd + d];
+        }
+        best = sum > best ? sum : best;
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        const int32_t o = __shfl_down_sync(0xffffffffu, best, off);
+        best = o > best ? o : best;
+    }
+    if ((threadIdx.x & 31) == 0 && best > 0)
+        atomicMax(kmax, best);
+}
 
 /* Exclusive scan of v over a 256-thread block, carry added; *total gets
  * the block's sum. All threads call it. */
@@ -866,6 +913,8 @@ __global__ void __launch_bounds__(256) grid_expand(dev_state d, part_map p, grid
                     nin += bx >= 0 && bx < W && by >= 0;
                 }
                 t = g.term[pi];
+                if (g.kmax && (t == MF_GRID_SEED || t == -MF_GRID_SEED))
+                    t = t > 0 ? *g.kmax + 1 : -(*g.kmax + 1);
                 snk = g.all_terminals || t < 0;
                 src = g.all_terminals || t > 0;
                 nout += snk;
@@ -1178,6 +1227,8 @@ extern "C" void mf_gpu_solver_destroy(mf_gpu_solver *s)
     cudaFree(s->part_maps);
     cudaFree(s->part_values);
     cudaFree(s->grid_buf);
+    cudaFree(s->sim_buf);
+    cudaFree(s->grid_k);
     if (s->host_counter)
         cudaFreeHost(s->host_counter);
     if (s->stream)
@@ -1859,7 +1910,7 @@ struct part_shape {
 static int grid_shape(const mf_grid *g, part_shape *sh, int64_t *nlinks_out)
 {
     if (!g || !g->w || !g->term || !g->row_sources || !g->row_sinks || g->width < 1 || g->height < 1 ||
-        (g->nd != 2 && g->nd != 4))
+        (g->nd != 2 && g->nd != 4) || (g->sim && (g->sim_size < 1 || !(g->wscale >= 0))))
         return -1;
     const int64_t W = g->width, H = g->height, npx = W * H;
     if (npx + 2 > INT32_MAX / 2 || npx * (g->nd + 2) > (INT32_MAX >> 1))
@@ -1916,7 +1967,7 @@ static int solve_union(mf_gpu_solver *s, const mf_graph *const *parts, const mf_
     if (!shapes)
         return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
     {
-    int64_t inner = 0, arcs = 0, grid_ints = 0, prefix_ints = 0;
+    int64_t inner = 0, arcs = 0, grid_ints = 0, prefix_ints = 0, sims = 0;
     for (int i = 0; i < k; i++) {
         part_shape &sh = shapes[i];
         if (parts) {
@@ -1939,6 +1990,7 @@ static int solve_union(mf_gpu_solver *s, const mf_graph *const *parts, const mf_
             const mf_grid *g = grids[i];
             grid_ints += (int64_t)sh.inner * (g->nd + 1) + 3 * (int64_t)g->height;
             prefix_ints += 3 * (int64_t)g->height;
+            sims += g->sim ? g->sim_size : 0;
             /* add_facts' reading without the pass: at most 2 nd n-links
              * and two terminal arcs a pixel; the n-links two-way */
             const int32_t deg = 2 * g->nd + 2;
@@ -1968,6 +2020,24 @@ static int solve_union(mf_gpu_solver *s, const mf_graph *const *parts, const mf_
                 goto fail;
             }
             s->grid_cap = grid_ints;
+        }
+        if (sims > s->sim_cap) {
+            CUDA_TRY(cudaSetDevice(s->device));
+            cudaFree(s->sim_buf);
+            s->sim_buf = NULL;
+            s->sim_cap = 0;
+            if (cudaMalloc(&s->sim_buf, (size_t)sims * 8) != cudaSuccess) {
+                cudaGetLastError();
+                s->sim_buf = NULL;
+                rc = mf_fail(err, MF_ERR_DEVICE_MEMORY, NULL, 0, "the grid forms' tables need %.1f MiB of device memory",
+                             sims * 8 / 1048576.0);
+                goto fail;
+            }
+            s->sim_cap = sims;
+        }
+        if (!s->grid_k) {
+            CUDA_TRY(cudaSetDevice(s->device));
+            CUDA_TRY(cudaMalloc(&s->grid_k, MF_GPU_MANY_MAX * sizeof(int32_t)));
         }
         prefix = (int32_t *)malloc((size_t)(prefix_ints > 0 ? prefix_ints : 1) * 4);
         if (!prefix) {
@@ -2041,7 +2111,7 @@ static int solve_union(mf_gpu_solver *s, const mf_graph *const *parts, const mf_
         cudaStream_t st = s->stream;
         d.n = n;
         d.m = m;
-        int64_t gpos = 0, ppos = 0; /* grid parts: places in s->grid_buf and prefix */
+        int64_t gpos = 0, ppos = 0, spos = 0; /* grid parts: places in s->grid_buf, prefix, s->sim_buf */
         for (int i = 0; i < k; i++) {
             const part_map &p = maps[i];
             if (grids) {
@@ -2065,7 +2135,20 @@ static int solve_union(mf_gpu_solver *s, const mf_graph *const *parts, const mf_
                 CUDA_TRY(cudaMemcpyAsync(drows, row_out, (size_t)H * 3 * 4, cudaMemcpyHostToDevice, st));
                 gpos += npx * (g->nd + 1) + 3 * (int64_t)H;
                 ppos += 3 * (int64_t)H;
-                const grid_part gp = {dw, dterm, drows, drows + H, drows + 2 * H, W, H, g->nd, g->all_terminals};
+                const int32_t *kmax = NULL;
+                if (g->sim) { /* the weights and the seeds' capacity, on the device */
+                    double *dsim = s->sim_buf + spos;
+                    CUDA_TRY(cudaMemcpyAsync(dsim, g->sim, (size_t)g->sim_size * 8, cudaMemcpyHostToDevice, st));
+                    spos += g->sim_size;
+                    CUDA_TRY(cudaMemsetAsync(s->grid_k + i, 0, sizeof(int32_t), st));
+                    const int64_t pairs = npx * g->nd;
+                    const int wb = pairs / 256 + 1 < s->sm_count * 8 ? (int)(pairs / 256 + 1) : s->sm_count * 8;
+                    grid_weights<<<wb, 256, 0, st>>>(dw, pairs, g->nd, dsim, g->sim_size, g->wscale);
+                    const int kb = npx / 256 + 1 < s->sm_count * 8 ? (int)(npx / 256 + 1) : s->sm_count * 8;
+                    grid_kmax<<<kb, 256, 0, st>>>(dw, W, H, g->nd, s->grid_k + i);
+                    kmax = s->grid_k + i;
+                }
+                const grid_part gp = {dw, dterm, drows, drows + H, drows + 2 * H, kmax, W, H, g->nd, g->all_terminals};
                 const int blocks = H < s->sm_count * 8 ? H : s->sm_count * 8;
                 grid_expand<<<blocks, 256, 0, st>>>(d, p, gp);
                 continue;

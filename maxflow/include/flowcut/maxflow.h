@@ -328,7 +328,18 @@ typedef struct mf_grid {
     int32_t *w, *term;
     int32_t *row_sources, *row_sinks;
     int64_t flow_offset; /* pre-cancelled terminal capacity, added to the value */
+    /* Weights and seeds left to the solver (gb_build_grid sets them), or
+     * sim NULL. Then w[p * nd + d] holds the pair's squared colour distance
+     * c (-1 where no neighbour; below sim_size), whose weight is
+     * (int32_t)(wscale * sim[c] / dist + 0.5), dist 1 for E and S, sqrt 2
+     * for SE and SW; and term[p] = MF_GRID_SEED (-MF_GRID_SEED) marks a
+     * foreground (background) seed of capacity K = 1 + the largest sum of
+     * the weights of one pixel's n-links (graphbuild's seed capacity). */
+    double *sim;
+    int32_t sim_size;
+    double wscale;
 } mf_grid;
+#define MF_GRID_SEED INT32_MAX
 void mf_grid_free(mf_grid *grid);
 /* mf_gpu_solve_many for grid networks: each expanded on the device into
  * the network above, so the same value and the same canonical cut. */
