@@ -18,6 +18,12 @@ static void usage(FILE *f)
             "  rmat --scale S [--edge-factor 16] [--terminals 8] [--maxcap 10000]\n"
             "                  Graph500 R-MAT, 2^S vertices (power-law degrees), super source\n"
             "                  and sink at the two ends of a breadth-first search\n"
+            "  rmat-pair --scale S [--edge-factor 8] [--probabilities 45,15,15] [--pair 1]\n"
+            "                  [--maxcap 10000]   undirected R-MAT (each edge both ways, no\n"
+            "                  loops or repeats), source and sink the vertices of degree ranks\n"
+            "                  2K-1 and 2K for --pair K: ECL-MaxFlow's protocol; quadrant\n"
+            "                  probabilities in percent (45,15,15: rmat22.sym's kind;\n"
+            "                  57,19,19: Graph500's, its kron_g500 graphs)\n"
             "  matching --left L --right R [--degree 8]     bipartite matching, power-law\n"
             "                  degrees on the left, unit capacities\n"
             "options:\n"
@@ -29,7 +35,7 @@ static void usage(FILE *f)
 int cmd_generate(int argc, char **argv)
 {
     enum { O_C1 = 256, O_C2, O_ROWS, O_COLS, O_MAXCAP, O_WIDTH, O_HEIGHT, O_CONN, O_SEED, O_SCALE, O_EF, O_TERM,
-           O_LEFT, O_RIGHT, O_DEGREE };
+           O_LEFT, O_RIGHT, O_DEGREE, O_PROB, O_PAIR };
     static const struct option longopts[] = {
         {"c1", required_argument, NULL, O_C1},        {"c2", required_argument, NULL, O_C2},
         {"rows", required_argument, NULL, O_ROWS},    {"cols", required_argument, NULL, O_COLS},
@@ -40,6 +46,7 @@ int cmd_generate(int argc, char **argv)
         {"scale", required_argument, NULL, O_SCALE},  {"edge-factor", required_argument, NULL, O_EF},
         {"terminals", required_argument, NULL, O_TERM}, {"left", required_argument, NULL, O_LEFT},
         {"right", required_argument, NULL, O_RIGHT},  {"degree", required_argument, NULL, O_DEGREE},
+        {"probabilities", required_argument, NULL, O_PROB}, {"pair", required_argument, NULL, O_PAIR},
         {"force", no_argument, NULL, 'f'},            {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -49,7 +56,8 @@ int cmd_generate(int argc, char **argv)
     const char *family = argv[1];
     int64_t a = -1, b = -1, c1 = 100, c2 = 10000, rows = -1, cols = -1, maxcap = 10000;
     int64_t n = -1, width = -1, height = -1, conn = 4, seed = 1;
-    int64_t scale = -1, edge_factor = 16, terminals = 8, left = -1, right = -1, degree = 8;
+    int64_t scale = -1, edge_factor = -1, terminals = 8, left = -1, right = -1, degree = 8, pair = 1;
+    int32_t prob[3] = {45, 15, 15};
     const char *out_path = NULL;
     int force = 0;
     optind = 2;
@@ -76,6 +84,21 @@ int cmd_generate(int argc, char **argv)
         case O_LEFT: target = &left; break;
         case O_RIGHT: target = &right; break;
         case O_DEGREE: target = &degree; hi = 1 << 20; break;
+        case O_PAIR: target = &pair; hi = MF_GEN_PAIR_MAX; break;
+        case O_PROB: {
+            int64_t v[3];
+            char part[3][24] = {{0}};
+            if (sscanf(optarg, "%23[^,],%23[^,],%23s", part[0], part[1], part[2]) != 3 ||
+                parse_i64(part[0], 0, 100, &v[0]) || parse_i64(part[1], 0, 100, &v[1]) ||
+                parse_i64(part[2], 0, 100, &v[2]) || v[0] + v[1] + v[2] > 100) {
+                DISPLAYLEVEL(1, "flowcut generate: bad value '%s' for --probabilities (A,B,C in percent, sum at most 100)\n",
+                             optarg);
+                return EXIT_USAGE;
+            }
+            for (int i = 0; i < 3; i++)
+                prob[i] = (int32_t)v[i];
+            break;
+        }
         case 'o': out_path = optarg; break;
         case 'f': force = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
@@ -93,7 +116,7 @@ int cmd_generate(int argc, char **argv)
         return EXIT_USAGE;
     }
     mf_arclist list;
-    char comment[256];
+    char comment[512];
     int rc;
     if (!strcmp(family, "genrmf")) {
         if (a < 0 || b < 0) {
@@ -132,11 +155,29 @@ int cmd_generate(int argc, char **argv)
             DISPLAYLEVEL(1, "flowcut generate rmat: --scale is required\n");
             return EXIT_USAGE;
         }
+        edge_factor = edge_factor < 0 ? 16 : edge_factor;
         rc = mf_gen_rmat((int32_t)scale, (int32_t)edge_factor, (int32_t)terminals, (int32_t)maxcap, (uint64_t)seed,
                          &list);
         snprintf(comment, sizeof comment,
                  "flowcut generate rmat --scale %lld --edge-factor %lld --terminals %lld --maxcap %lld --seed %lld",
                  (long long)scale, (long long)edge_factor, (long long)terminals, (long long)maxcap, (long long)seed);
+    } else if (!strcmp(family, "rmat-pair")) {
+        if (scale < 0) {
+            DISPLAYLEVEL(1, "flowcut generate rmat-pair: --scale is required\n");
+            return EXIT_USAGE;
+        }
+        edge_factor = edge_factor < 0 ? 8 : edge_factor;
+        int32_t ranks[10];
+        rc = mf_gen_rmat_pair((int32_t)scale, (int32_t)edge_factor, prob, (int32_t)pair, (int32_t)maxcap,
+                              (uint64_t)seed, &list, ranks, 10);
+        /* the ranks let a benchmark make pairs 1-5 from one file (tests/bench/ecl_pairs.sh) */
+        int len = snprintf(comment, sizeof comment,
+                           "flowcut generate rmat-pair --scale %lld --edge-factor %lld --probabilities %d,%d,%d "
+                           "--pair %lld --maxcap %lld --seed %lld\nvertices of degree ranks 1-10:",
+                           (long long)scale, (long long)edge_factor, prob[0], prob[1], prob[2], (long long)pair,
+                           (long long)maxcap, (long long)seed);
+        for (int k = 0; rc == MF_OK && k < 10 && len > 0 && len < (int)sizeof comment; k++)
+            len += snprintf(comment + len, sizeof comment - (size_t)len, " %d", ranks[k] + 1);
     } else if (!strcmp(family, "matching")) {
         if (left < 0 || right < 0) {
             DISPLAYLEVEL(1, "flowcut generate matching: --left and --right are required\n");

@@ -167,6 +167,66 @@ static void test_rmat(void **state)
     mf_arclist_free(&b);
 }
 
+/* ECL-MaxFlow's undirected protocol: each edge once, both ways with one
+ * capacity, no loops; the terminals are the degree ranks of the pair. */
+static void test_rmat_pair(void **state)
+{
+    (void)state;
+    const int32_t prob[3] = {45, 15, 15};
+    mf_arclist a, b;
+    int32_t ranks[6];
+    assert_int_equal(mf_gen_rmat_pair(10, 8, prob, 1, 100, 5, &a, ranks, 6), MF_OK);
+    assert_int_equal(mf_gen_rmat_pair(10, 8, prob, 2, 100, 5, &b, NULL, 0), MF_OK);
+    assert_int_equal(ranks[0], a.source);
+    assert_int_equal(ranks[1], a.sink);
+    assert_int_equal(ranks[2], b.source);
+    assert_int_equal(ranks[3], b.sink);
+    assert_int_equal(a.num_vertices, 1024);
+    assert_int_equal(a.num_arcs, b.num_arcs); /* the same graph, other terminals */
+    assert_memory_equal(a.head, b.head, sizeof(int32_t) * (size_t)a.num_arcs);
+    assert_memory_equal(a.cap, b.cap, sizeof(int32_t) * (size_t)a.num_arcs);
+    check_ranges(&a, 1, 100);
+    assert_int_equal(a.num_arcs % 2, 0);
+    /* arcs come in pairs u->v, v->u of one capacity, edges in order (no repeats) */
+    int32_t *deg = calloc(1024, sizeof(int32_t));
+    for (int32_t i = 0; i < a.num_arcs; i += 2) {
+        assert_int_equal(a.tail[i], a.head[i + 1]);
+        assert_int_equal(a.head[i], a.tail[i + 1]);
+        assert_int_equal(a.cap[i], a.cap[i + 1]);
+        assert_true(a.tail[i] < a.head[i]);
+        if (i)
+            assert_true(a.tail[i - 2] < a.tail[i] || (a.tail[i - 2] == a.tail[i] && a.head[i - 2] < a.head[i]));
+        deg[a.tail[i]]++;
+        deg[a.head[i]]++;
+    }
+    assert_true(a.num_arcs > 2 * 1024 * 8 / 2); /* repeats cost some of the 8 * 1024 edges, not half */
+    /* ranks: a's source the highest degree (lowest id on ties), then its sink, then b's pair */
+    const int32_t order[4] = {a.source, a.sink, b.source, b.sink};
+    for (int k = 0; k < 4; k++) {
+        for (int32_t v = 0; v < 1024; v++) {
+            int taken = 0;
+            for (int j = 0; j < k; j++)
+                taken |= order[j] == v;
+            if (taken || v == order[k])
+                continue;
+            assert_true(deg[v] < deg[order[k]] || (deg[v] == deg[order[k]] && v > order[k]));
+        }
+    }
+    assert_true(deg[a.source] > 4 * 16); /* skewed: mean degree below 16 */
+    free(deg);
+    check_solves_like_reference(&a);
+    check_all_cpu(&a);
+    check_solves_like_reference(&b);
+    mf_arclist_free(&a);
+    mf_arclist_free(&b);
+    const int32_t bad[3] = {60, 30, 20};
+    assert_int_equal(mf_gen_rmat_pair(10, 8, bad, 1, 100, 5, &a, NULL, 0), MF_ERR_INVALID);
+    assert_int_equal(mf_gen_rmat_pair(10, 8, prob, 0, 100, 5, &a, NULL, 0), MF_ERR_INVALID);
+    assert_int_equal(mf_gen_rmat_pair(10, 8, prob, MF_GEN_PAIR_MAX + 1, 100, 5, &a, NULL, 0), MF_ERR_INVALID);
+    assert_int_equal(mf_gen_rmat_pair(10, 8, prob, 1, 100, 5, &a, NULL, 4), MF_ERR_INVALID);
+    assert_int_equal(mf_gen_rmat_pair(3, 8, prob, 5, 100, 5, &a, NULL, 0), MF_ERR_TOO_LARGE);
+}
+
 static void test_matching(void **state)
 {
     (void)state;
@@ -198,7 +258,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_genrmf),         cmocka_unit_test(test_washington_rlg),
         cmocka_unit_test(test_acyclic_dense),  cmocka_unit_test(test_grid),
-        cmocka_unit_test(test_rmat),           cmocka_unit_test(test_matching),
+        cmocka_unit_test(test_rmat),           cmocka_unit_test(test_rmat_pair),
+        cmocka_unit_test(test_matching),
         cmocka_unit_test(test_invalid_parameters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -334,6 +334,133 @@ int mf_gen_rmat(int32_t scale, int32_t edge_factor, int32_t terminals, int32_t m
     return rc;
 }
 
+/* Sorts 64-bit keys by least-significant-digit radix passes of 16 bits
+ * (tmp: as large as keys); a pass whose digit is the same in every key
+ * is skipped. */
+static int sort_keys(uint64_t *keys, uint64_t *tmp, int64_t count)
+{
+    enum { bits = 16 };
+    int64_t *bucket = malloc(sizeof(int64_t) << bits);
+    if (!bucket)
+        return MF_ERR_NOMEM;
+    for (int shift = 0; shift < 64; shift += bits) {
+        memset(bucket, 0, sizeof(int64_t) << bits);
+        for (int64_t i = 0; i < count; i++)
+            bucket[(keys[i] >> shift) & 0xffff]++;
+        if (count && bucket[(keys[0] >> shift) & 0xffff] == count)
+            continue;
+        int64_t sum = 0;
+        for (int d = 0; d < 1 << bits; d++) {
+            int64_t c = bucket[d];
+            bucket[d] = sum;
+            sum += c;
+        }
+        for (int64_t i = 0; i < count; i++)
+            tmp[bucket[(keys[i] >> shift) & 0xffff]++] = keys[i];
+        memcpy(keys, tmp, sizeof *keys * (size_t)count);
+    }
+    free(bucket);
+    return MF_OK;
+}
+
+/* ECL-MaxFlow's protocol on undirected graphs: an R-MAT graph with the
+ * quadrant probabilities prob[0..2] (percent; the fourth is the rest),
+ * each edge once (loops and repeats dropped) and in both directions with
+ * one capacity, and as source and sink the vertices of degree ranks
+ * 2 pair - 1 and 2 pair (highest degree first, lower id first on ties);
+ * ranks (when nranks > 0) gets the first nranks vertices by that order, so
+ * that the other pairs' instances differ only in their terminals.
+ * prob 45, 15, 15 with edge factor 8 is the kind of the paper's
+ * rmat22.sym; 57, 19, 19 (Graph500) of its kron_g500 graphs. */
+int mf_gen_rmat_pair(int32_t scale, int32_t edge_factor, const int32_t prob[3], int32_t pair, int32_t maxcap,
+                     uint64_t seed, mf_arclist *out, int32_t *ranks, int32_t nranks)
+{
+    memset(out, 0, sizeof *out);
+    if (scale < 2 || scale > 28 || edge_factor < 1 || pair < 1 || pair > MF_GEN_PAIR_MAX || maxcap < 1 || !prob ||
+        prob[0] < 0 || prob[1] < 0 || prob[2] < 0 || prob[0] + prob[1] + prob[2] > 100 || nranks < 0 ||
+        nranks > 2 * MF_GEN_PAIR_MAX || (nranks && !ranks))
+        return MF_ERR_INVALID;
+    const int64_t nv = (int64_t)1 << scale, m = nv * edge_factor;
+    if (nv > INT32_MAX / 2 || 2 * m > (INT32_MAX >> 1) || 2 * (int64_t)pair > nv)
+        return MF_ERR_TOO_LARGE;
+    const int32_t n = (int32_t)nv, ab = prob[0] + prob[1], abc = ab + prob[2];
+    uint64_t rng = seed;
+    int32_t *perm = malloc(sizeof(int32_t) * (size_t)n);
+    int32_t *deg = calloc((size_t)n, sizeof(int32_t));
+    uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)m), *tmp = malloc(sizeof(uint64_t) * (size_t)m);
+    int rc = perm && deg && keys && tmp ? MF_OK : MF_ERR_NOMEM;
+    int64_t count = 0, unique = 0;
+    if (rc == MF_OK) {
+        for (int32_t i = 0; i < n; i++)
+            perm[i] = i;
+        for (int32_t i = n - 1; i > 0; i--) {
+            int32_t j = mf_rng_range(&rng, 0, i);
+            int32_t x = perm[i]; perm[i] = perm[j]; perm[j] = x;
+        }
+        for (int64_t e = 0; e < m; e++) {
+            uint32_t u = 0, v = 0;
+            uint64_t bits = 0;
+            for (int32_t level = 0; level < scale; level++) {
+                /* a level from 16 random bits (four a draw): a percent
+                 * r = floor(100 x / 2^16), quadrants a (0,0), b (0,1), c (1,0), d (1,1) */
+                if (level % 4 == 0)
+                    bits = mf_rng_next(&rng);
+                const int r = (int)(((bits & 0xffff) * 100) >> 16);
+                bits >>= 16;
+                u = u << 1 | (r >= ab);
+                v = v << 1 | ((r >= prob[0] && r < ab) || r >= abc);
+            }
+            u = (uint32_t)perm[u];
+            v = (uint32_t)perm[v];
+            if (u != v)
+                keys[count++] = u < v ? (uint64_t)u << 32 | v : (uint64_t)v << 32 | u;
+        }
+        rc = sort_keys(keys, tmp, count);
+    }
+    if (rc == MF_OK) {
+        for (int64_t i = 0; i < count; i++)
+            if (!unique || keys[i] != keys[unique - 1])
+                keys[unique++] = keys[i];
+        for (int64_t i = 0; i < unique; i++) {
+            deg[keys[i] >> 32]++;
+            deg[keys[i] & 0xffffffffu]++;
+        }
+        rc = mf_arclist_init(out, n, (int32_t)(2 * unique));
+    }
+    for (int64_t i = 0; rc == MF_OK && i < unique; i++) {
+        const int32_t u = (int32_t)(keys[i] >> 32), v = (int32_t)(keys[i] & 0xffffffffu);
+        const int32_t cap = mf_rng_range(&rng, 1, maxcap);
+        rc = mf_arclist_add(out, u, v, cap);
+        if (rc == MF_OK)
+            rc = mf_arclist_add(out, v, u, cap);
+    }
+    if (rc == MF_OK) { /* the degree ranks, by repeated scans: pair is small */
+        int32_t rank[2 * MF_GEN_PAIR_MAX];
+        const int32_t want = 2 * pair > nranks ? 2 * pair : nranks;
+        for (int32_t k = 0; k < want; k++) {
+            int32_t best = -1;
+            for (int32_t v = 0; v < n; v++) {
+                if (deg[v] < 0 || (best >= 0 && deg[v] <= deg[best]))
+                    continue;
+                best = v;
+            }
+            rank[k] = best;
+            deg[best] = -1; /* taken */
+        }
+        out->source = rank[2 * pair - 2];
+        out->sink = rank[2 * pair - 1];
+        for (int32_t k = 0; k < nranks; k++)
+            ranks[k] = rank[k];
+    }
+    free(perm);
+    free(deg);
+    free(keys);
+    free(tmp);
+    if (rc)
+        mf_arclist_free(out);
+    return rc;
+}
+
 /* Bipartite matching as max-flow: left vertices with power-law degrees
  * (a Zipf-like draw with the given mean, capped at the right side's size),
  * right endpoints uniform; every arc capacity 1, source -> left and

@@ -7,6 +7,7 @@
 #                                        python (module overhead, 256^3 volume on CPU and GPU)
 #                                        latency (one segment call per engine, fresh processes)
 #                                        skewed (R-MAT and matching: GPU against the CPU algorithms)
+#                                        ecl (ECL-MaxFlow's undirected protocol: ecl_pairs.sh)
 #                                        many (small photos, many to a launch: bench_many)
 #                                        floor (one solve on all cores against one: bench_threads)
 #                                        (default: build test sanitize bench)
@@ -156,6 +157,13 @@ if has skewed; then
         >"$OUT/skewed.txt" 2>&1
     note "skewed: rc=$?"
     cat "$OUT/skewed.txt" >>"$SUMMARY"
+fi
+
+if has ecl; then
+    timeout ${ECL_TIMEOUT:-540} tests/bench/ecl_pairs.sh "$BUILD/segment/flowcut" "${ECL_PAIRS:-1 2 3 4 5}" \
+        "${ECL_GRAPHS:-rmat22 kron21}" >"$OUT/ecl.txt" 2>&1
+    note "ecl: rc=$?"
+    cat "$OUT/ecl.txt" >>"$SUMMARY"
 fi
 
 if has segbench; then

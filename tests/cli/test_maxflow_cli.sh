@@ -133,7 +133,8 @@ expect_exit 1 "updates missing" -- "$FLOWCUT" maxflow --updates "$TMPD/none.txt"
 expect_stderr "none.txt: cannot open" "updates missing message"
 
 # generate: deterministic, valid, solvable; -o atomic
-for fam in "genrmf -a 5 -b 4" "washington-rlg --rows 6 --cols 7" "acyclic-dense -n 20" "grid --width 20 --height 15 --connectivity 8"; do
+for fam in "genrmf -a 5 -b 4" "washington-rlg --rows 6 --cols 7" "acyclic-dense -n 20" "grid --width 20 --height 15 --connectivity 8" \
+    "rmat-pair --scale 9 --pair 2"; do
     expect_exit 0 "generate $fam" -- "$FLOWCUT" generate $fam --seed 3 -o "$TMPD/g.max" -f
     "$FLOWCUT" generate $fam --seed 3 >"$TMPD/g2.max"
     expect_same "$TMPD/g.max" "$TMPD/g2.max" "generate $fam deterministic"
@@ -155,5 +156,13 @@ expect_stderr 'cpu engine, ibfs, [0-9.]+ s: set-up' "time line names the algorit
 expect_exit 2 "generate unknown family" -- "$FLOWCUT" generate torus
 expect_exit 2 "generate missing size" -- "$FLOWCUT" generate genrmf -a 4
 expect_exit 2 "generate bad value" -- "$FLOWCUT" generate genrmf -a x -b 3
+# rmat-pair: the comment names the degree ranks, --pair K takes ranks 2K-1, 2K
+"$FLOWCUT" generate rmat-pair --scale 9 --pair 2 -o "$TMPD/g.max" -f
+ranks=$(sed -n 's/^c vertices of degree ranks 1-10: //p' "$TMPD/g.max")
+[ "$(sed -n 's/^n \([0-9]*\) s$/\1/p' "$TMPD/g.max") $(sed -n 's/^n \([0-9]*\) t$/\1/p' "$TMPD/g.max")" = \
+    "$(cut -d' ' -f3,4 <<<"$ranks")" ] && pass || fail "rmat-pair --pair 2: terminals are not ranks 3 and 4 of '$ranks'"
+expect_exit 2 "generate rmat-pair bad probabilities" -- "$FLOWCUT" generate rmat-pair --scale 9 --probabilities 50,50,1
+expect_stderr "for --probabilities" "rmat-pair probabilities message"
+expect_exit 2 "generate rmat-pair bad pair" -- "$FLOWCUT" generate rmat-pair --scale 9 --pair 65
 
 finish

@@ -430,6 +430,15 @@ int mf_gen_grid(int32_t width, int32_t height, int connectivity,
  * sink to `terminals` at its far end (the wbpr paper's set-up). */
 int mf_gen_rmat(int32_t scale, int32_t edge_factor, int32_t terminals, int32_t maxcap, uint64_t seed,
                 mf_arclist *out);
+/* ECL-MaxFlow's protocol on undirected graphs: R-MAT with the quadrant
+ * probabilities prob[0..2] in percent (the fourth is the rest), each edge
+ * once and both ways with one capacity in [1, maxcap], no loops; source
+ * and sink are the vertices of degree ranks 2 pair - 1 and 2 pair
+ * (1 <= pair <= MF_GEN_PAIR_MAX). ranks, when nranks > 0 (at most
+ * 2 MF_GEN_PAIR_MAX), gets the first nranks vertices in that order. */
+#define MF_GEN_PAIR_MAX 64
+int mf_gen_rmat_pair(int32_t scale, int32_t edge_factor, const int32_t prob[3], int32_t pair, int32_t maxcap,
+                     uint64_t seed, mf_arclist *out, int32_t *ranks, int32_t nranks);
 /* Bipartite matching with power-law degrees on the left side (mean
  * mean_degree), unit capacities: the value is a maximum matching's size. */
 int mf_gen_matching(int32_t left, int32_t right, int32_t mean_degree, uint64_t seed, mf_arclist *out);
