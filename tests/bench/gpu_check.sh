@@ -10,6 +10,8 @@
 #                                        ecl (ECL-MaxFlow's undirected protocol: ecl_pairs.sh)
 #                                        many (small photos, many to a launch: bench_many)
 #                                        floor (one solve on all cores against one: bench_threads)
+#                                        round2 (issue 14's benchmark in one call: latency, batchbench,
+#                                        skewed and ecl, shortened: GPU beside the CPU engine's auto)
 #                                        (default: build test sanitize bench)
 # Needs cmocka where the machine has none: unpack Debian's libcmocka .debs
 # into .deps/root (see README, "GPU checks") and carry .deps.
@@ -30,6 +32,13 @@ SUMMARY=$OUT/summary.txt
 note() { echo "$*" | tee -a "$SUMMARY"; }
 
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if has round2; then # fits one device call (10 minutes) with the build
+    STEPS="$STEPS latency batchbench skewed ecl"
+    : "${LAT_REPEATS:=5}" "${BATCH_N12:=16}" "${BATCH_ENGINES:=gpu}" "${ECL_GRAPHS:=rmat22}"
+    : "${SKEW_ENGINES:=gpu|cpu --cpu-algorithm auto}"
+    export SKEW_ENGINES
+fi
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader 2>/dev/null | sed 's/^/device: /' | tee -a "$SUMMARY"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Skewed-degree graphs (issue 14): R-MAT networks and bipartite matching,
 # each solved by the GPU engine (where there is one) and the CPU engine's
-# algorithms; values must agree and every GPU result passes --verify.
+# algorithms (SKEW_ENGINES: the engine arguments, '|' between them); values
+# must agree and every GPU result passes --verify.
 #   tests/bench/skewed.sh FLOWCUT [SCALES] [MATCH_LEFT]
 set -uo pipefail
 F=${1:?usage: skewed.sh FLOWCUT [SCALES] [MATCH_LEFT]}
@@ -11,7 +12,9 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 run() { # name file
     local want="" j v t
-    for e in "gpu" "cpu --cpu-algorithm push-relabel" "cpu --cpu-algorithm bk" "cpu --cpu-algorithm ibfs"; do
+    local engines
+    IFS='|' read -r -a engines <<<"${SKEW_ENGINES:-gpu|cpu --cpu-algorithm push-relabel|cpu --cpu-algorithm bk|cpu --cpu-algorithm ibfs}"
+    for e in "${engines[@]}"; do
         extra=""
         [ "$e" = gpu ] && extra="--verify"
         j=$(timeout 300 "$F" maxflow "$2" --json --engine $e $extra 2>&1) || { printf "%-26s %-24s %s\n" "$1" "$e" "$(head -c 100 <<<"$j")"; continue; }
