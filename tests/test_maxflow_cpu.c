@@ -132,7 +132,8 @@ static void test_alloc_cache(void **state)
  * (photos, grids, dense DAGs) at any size unless every capacity is 1
  * (matchings: IBFS), push-relabel where the vertices lie far from the
  * source (genrmf, RLG; the old rule gave genrmf of 400,000 vertices to
- * BK), IBFS where they lie near it (R-MAT). */
+ * BK), IBFS where they lie near it (R-MAT), push-relabel again where a
+ * terminal is a hub (ECL's protocol on Graph500's quadrants). */
 static void test_auto_algorithm(void **state)
 {
     (void)state;
@@ -140,7 +141,9 @@ static void test_auto_algorithm(void **state)
         int family;
         mf_cpu_algorithm want;
     } cases[] = {{0, MF_CPU_BK},           {1, MF_CPU_BK},   {2, MF_CPU_PUSH_RELABEL}, {3, MF_CPU_PUSH_RELABEL},
-                 {4, MF_CPU_PUSH_RELABEL}, {5, MF_CPU_IBFS}, {6, MF_CPU_IBFS},         {7, MF_CPU_BK}};
+                 {4, MF_CPU_PUSH_RELABEL}, {5, MF_CPU_IBFS}, {6, MF_CPU_IBFS},         {7, MF_CPU_BK},
+                 {8, MF_CPU_PUSH_RELABEL}, {9, MF_CPU_IBFS}};
+    const int32_t graph500[3] = {57, 19, 19}, rmat22[3] = {45, 15, 15};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         mf_arclist list;
         mf_graph g;
@@ -153,7 +156,9 @@ static void test_auto_algorithm(void **state)
                  : f == 4 ? mf_gen_genrmf(40, 250, 100, 10000, 1, &list) /* 400,000 vertices */
                  : f == 5 ? mf_gen_rmat(14, 16, 8, 10000, 1, &list)
                  : f == 6 ? mf_gen_matching(3000, 3000, 8, 1, &list)
-                          : mf_gen_acyclic_dense(300, 1, &list);
+                 : f == 7 ? mf_gen_acyclic_dense(300, 1, &list)
+                 : f == 8 ? mf_gen_rmat_pair(16, 16, graph500, 1, 10000, 1, &list, NULL, 0)
+                          : mf_gen_rmat_pair(16, 8, rmat22, 1, 10000, 1, &list, NULL, 0);
         assert_int_equal(rc, MF_OK);
         assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
         if (mf_cpu_auto(&g) != cases[i].want)

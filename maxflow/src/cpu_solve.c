@@ -46,6 +46,17 @@
  * work budget before push-relabel. */
 #define NEAR_MEAN_DISTANCE 4.0
 
+/* A terminal that is a hub: its degree above this many times the mean.
+ * ECL-MaxFlow's protocol on undirected graphs puts source and sink on the
+ * vertices of the highest degrees. There IBFS, whose trees hang from the
+ * terminal and re-scan its neighbours as they adopt orphans, lost 1.3-6x
+ * on Graph500-quadrant R-MAT (scale 16-20, edge factors 8-48: a terminal
+ * of 500-1,400 times the mean degree) and push-relabel was the best or
+ * within 2x of BK, which can be far worse (12.0 s against 1.56 s on one
+ * pair); on rmat22.sym's kind (a terminal of 23-34 times the mean) IBFS
+ * stays the best, 1.3-2x ahead (session 22, 2-core VM). */
+#define HUB_TERMINAL_RATIO 128.0
+
 static int32_t degree(const mf_graph *g, int32_t v)
 {
     return (g->out_start[v + 1] - g->out_start[v]) + (g->in_start[v + 1] - g->in_start[v]);
@@ -125,6 +136,10 @@ mf_cpu_algorithm mf_cpu_auto(const mf_graph *g)
 {
     if (photo_like(g))
         return unit_capacities(g) ? MF_CPU_IBFS : MF_CPU_BK;
+    const double mean_degree = g->num_vertices > 0 ? 2.0 * g->num_arcs / g->num_vertices : 0;
+    const int32_t terminal = degree(g, g->source) > degree(g, g->sink) ? degree(g, g->source) : degree(g, g->sink);
+    if (terminal > HUB_TERMINAL_RATIO * mean_degree)
+        return MF_CPU_PUSH_RELABEL;
     double mean = mean_source_distance(g);
     return mean >= 0 && mean <= NEAR_MEAN_DISTANCE ? MF_CPU_IBFS : MF_CPU_PUSH_RELABEL;
 }
