@@ -113,6 +113,99 @@ static void test_write_then_read_round_trip(void **state)
     mf_arclist_free(&b);
 }
 
+/* Inputs of 16 MiB and more are parsed on every core (a chunk of lines a
+ * thread); they must give the serial parser's list, and its errors with
+ * their line numbers, wherever in the file the fault lies. */
+enum { BIG_ARCS = 1000000, BIG_NODES = 300000, BIG_HEADER = 4 };
+
+static int32_t big_value(int64_t i, int which)
+{
+    uint64_t x = (uint64_t)i * 2654435761u + (uint64_t)which * 40503u;
+    return which == 2 ? (int32_t)(x % 100000) : (int32_t)(x % BIG_NODES) + 1;
+}
+
+/* The text, with line `bad_line` (1-based, 0: none) replaced by `bad` and
+ * the problem line declaring `declared` arcs. */
+static char *big_text(int64_t bad_line, const char *bad, int64_t declared, const char *eol, size_t *len)
+{
+    size_t cap = (size_t)BIG_ARCS * 32 + 1024, n = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    n += (size_t)snprintf(t + n, cap - n, "c big%sp max %d %lld%sn 1 s%sn 2 t%s", eol, BIG_NODES,
+                          (long long)declared, eol, eol, eol);
+    for (int64_t i = 0; i < BIG_ARCS; i++) {
+        if (BIG_HEADER + 1 + i == bad_line)
+            n += (size_t)snprintf(t + n, cap - n, "%s%s", bad, eol);
+        else
+            n += (size_t)snprintf(t + n, cap - n, "a %d  %d\t%d%s", big_value(i, 0), big_value(i, 1),
+                                  big_value(i, 2), eol);
+    }
+    *len = n;
+    return t;
+}
+
+static void test_large_inputs_parse_in_parallel(void **state)
+{
+    (void)state;
+    size_t len;
+    mf_arclist list;
+    mf_error err = {0};
+    for (int crlf = 0; crlf < 2; crlf++) {
+        char *t = big_text(0, NULL, BIG_ARCS, crlf ? "\r\n" : "\n", &len);
+        assert_true(len >= (16u << 20));
+        assert_int_equal(mf_parse_dimacs(t, len, "big.max", &list, &err), MF_OK);
+        assert_int_equal(list.num_arcs, BIG_ARCS);
+        assert_int_equal(list.source, 0);
+        assert_int_equal(list.sink, 1);
+        for (int64_t i = 0; i < BIG_ARCS; i++)
+            if (list.tail[i] != big_value(i, 0) - 1 || list.head[i] != big_value(i, 1) - 1 ||
+                list.cap[i] != big_value(i, 2))
+                fail_msg("arc %lld differs", (long long)i);
+        mf_arclist_free(&list);
+        free(t);
+    }
+    /* forms only the serial parser takes: the same list */
+    const int64_t mid = BIG_HEADER + 1 + BIG_ARCS / 2;
+    const char *quirks[] = {"a +7 9 +11", "a7 9 11"};
+    for (int q = 0; q < 2; q++) {
+        char *t = big_text(mid, quirks[q], BIG_ARCS, "\n", &len);
+        assert_int_equal(mf_parse_dimacs(t, len, "big.max", &list, &err), MF_OK);
+        const int64_t i = mid - BIG_HEADER - 1;
+        assert_int_equal(list.tail[i], 6);
+        assert_int_equal(list.head[i], 8);
+        assert_int_equal(list.cap[i], 11);
+        assert_int_equal(list.tail[i + 1], big_value(i + 1, 0) - 1);
+        mf_arclist_free(&list);
+        free(t);
+    }
+    /* faults anywhere: the serial parser's message and line */
+    const struct {
+        int64_t line;
+        const char *text;
+        int64_t declared;
+        int64_t want_line;
+        const char *message_part;
+    } faults[] = {
+        {mid, "a 1 2 -5", BIG_ARCS, mid, "negative capacity"},
+        {mid + 7, "a 1 300001 5", BIG_ARCS, mid + 7, "out of range"},
+        {BIG_HEADER + 2, "a 1 2 2147483648", BIG_ARCS, BIG_HEADER + 2, "exceeds"},
+        {mid, "x 1 2 5", BIG_ARCS, mid, "unknown line type"},
+        {mid, "n 3 s", BIG_ARCS, mid, "duplicate source"},
+        {BIG_HEADER + BIG_ARCS, "a 1 2 5 7", BIG_ARCS, BIG_HEADER + BIG_ARCS, "extra field"},
+        {0, NULL, BIG_ARCS - 1, BIG_HEADER + BIG_ARCS, "more arcs"},
+        {0, NULL, BIG_ARCS + 1, BIG_HEADER + BIG_ARCS, "fewer arcs"},
+    };
+    for (size_t f = 0; f < sizeof faults / sizeof faults[0]; f++) {
+        char *t = big_text(faults[f].line, faults[f].text, faults[f].declared, "\n", &len);
+        memset(&err, 0, sizeof err);
+        int rc = mf_parse_dimacs(t, len, "big.max", &list, &err);
+        if (rc != MF_ERR_PARSE || err.line != faults[f].want_line || !strstr(err.message, faults[f].message_part))
+            fail_msg("fault %zu: rc %d line %lld message '%s' (want line %lld, '%s')", f, rc, (long long)err.line,
+                     err.message, (long long)faults[f].want_line, faults[f].message_part);
+        free(t);
+    }
+}
+
 static void test_missing_file_is_io_error(void **state)
 {
     (void)state;
@@ -128,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_malformed_inputs_name_their_line),
         cmocka_unit_test(test_tolerates_crlf_spaces_and_no_final_newline),
         cmocka_unit_test(test_write_then_read_round_trip),
+        cmocka_unit_test(test_large_inputs_parse_in_parallel),
         cmocka_unit_test(test_missing_file_is_io_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,16 @@
-/* DIMACS max-flow reader (strict, line-accurate errors, >100 MB/s) and writer. */
+/* DIMACS max-flow reader (strict, line-accurate errors; large files mapped
+ * and parsed on every core) and writer. */
+#define _DEFAULT_SOURCE /* MAP_POPULATE */
+#include "cpu_engines.h"
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct cursor {
     const char *p, *end;
@@ -86,20 +93,32 @@ static int end_of_line(cursor *c)
     return 1;
 }
 
-int mf_parse_dimacs(const char *text, size_t length, const char *name,
-                    mf_arclist *out, mf_error *err)
+/* What the lines so far declared. */
+typedef struct parse_state {
+    int have_problem;
+    int64_t n, m, arcs, source, sink, last_line;
+} parse_state;
+
+/* Parses lines from c->p to the end or, with stop_at_arcs, up to the first
+ * arc line (c->p then at its start, c->line the lines before it). */
+static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_at_arcs)
 {
-    cursor c = {text, text + length, name ? name : "<input>", 0, err};
-    int have_problem = 0;
-    int64_t n = 0, m = 0, arcs = 0;
-    int64_t source = -1, sink = -1;
-    int64_t last_line = 0;
-    int rc;
-    memset(out, 0, sizeof *out);
+    cursor c = *cur;
+    mf_error *err = c.err;
+    int have_problem = st->have_problem;
+    int64_t n = st->n, m = st->m, arcs = st->arcs;
+    int64_t source = st->source, sink = st->sink;
+    int64_t last_line = st->last_line;
+    int rc = MF_OK;
     while (c.p < c.end) {
+        const char *line_start = c.p;
+        skip_blanks(&c);
+        if (stop_at_arcs && c.p < c.end && *c.p == 'a') {
+            c.p = line_start;
+            break;
+        }
         c.line++;
         last_line = c.line;
-        skip_blanks(&c);
         char kind = at_eol(&c) ? '\n' : *c.p;
         if (kind != '\n')
             c.p++;
@@ -235,30 +254,212 @@ int mf_parse_dimacs(const char *text, size_t length, const char *name,
         if (c.p < c.end && *c.p == '\n')
             c.p++;
     }
-    if (!have_problem) {
-        rc = mf_fail(err, MF_ERR_PARSE, c.name, last_line ? last_line : 1, "missing problem line 'p max NODES ARCS'");
-        goto fail;
-    }
-    if (source < 0) {
-        rc = mf_fail(err, MF_ERR_PARSE, c.name, last_line, "missing source line 'n ID s'");
-        goto fail;
-    }
-    if (sink < 0) {
-        rc = mf_fail(err, MF_ERR_PARSE, c.name, last_line, "missing sink line 'n ID t'");
-        goto fail;
-    }
-    if (arcs != m) {
-        rc = mf_fail(err, MF_ERR_PARSE, c.name, last_line,
-                     "fewer arcs (%lld) than the problem line declares (%lld)",
-                     (long long)arcs, (long long)m);
-        goto fail;
-    }
-    out->source = (int32_t)source;
-    out->sink = (int32_t)sink;
-    return MF_OK;
 fail:
-    mf_arclist_free(out);
+    st->have_problem = have_problem;
+    st->n = n;
+    st->m = m;
+    st->arcs = arcs;
+    st->source = source;
+    st->sink = sink;
+    st->last_line = last_line;
+    *cur = c;
     return rc;
+}
+
+/* The checks at the end of the input; sets the terminals. */
+static int finish(const cursor *c, const parse_state *st, mf_arclist *out)
+{
+    if (!st->have_problem)
+        return mf_fail(c->err, MF_ERR_PARSE, c->name, st->last_line ? st->last_line : 1,
+                       "missing problem line 'p max NODES ARCS'");
+    if (st->source < 0)
+        return mf_fail(c->err, MF_ERR_PARSE, c->name, st->last_line, "missing source line 'n ID s'");
+    if (st->sink < 0)
+        return mf_fail(c->err, MF_ERR_PARSE, c->name, st->last_line, "missing sink line 'n ID t'");
+    if (st->arcs != st->m)
+        return mf_fail(c->err, MF_ERR_PARSE, c->name, st->last_line,
+                       "fewer arcs (%lld) than the problem line declares (%lld)", (long long)st->arcs,
+                       (long long)st->m);
+    out->source = (int32_t)st->source;
+    out->sink = (int32_t)st->sink;
+    return MF_OK;
+}
+
+static int parse_serial(const char *text, size_t length, const char *name, mf_arclist *out, mf_error *err)
+{
+    cursor c = {text, text + length, name, 0, err};
+    parse_state st = {0, 0, 0, 0, -1, -1, 0};
+    memset(out, 0, sizeof *out);
+    int rc = parse_lines(&c, &st, out, 0);
+    if (!rc)
+        rc = finish(&c, &st, out);
+    if (rc)
+        mf_arclist_free(out);
+    return rc;
+}
+
+/* Large inputs: the lines before the first arc line serially, then the
+ * arc lines in chunks on every core, counted and then parsed straight
+ * into the list. A chunk accepts only the plain form (comments, blank
+ * lines, "a U V CAP" with unsigned decimal fields in range); anything else
+ * there, a count that differs from the problem line, or a missing
+ * terminal sends the whole input to the serial parser, which reports it
+ * exactly (file, line) as before. The list is the serial parser's. */
+#define PARALLEL_PARSE_BYTES (16 << 20)
+#define CHUNKS_PER_THREAD 4
+
+typedef struct arc_chunk {
+    const char *begin, *end; /* whole lines */
+    int64_t arcs, at;        /* its arc lines; the first one's index */
+    int bad;
+} arc_chunk;
+
+typedef struct chunk_job {
+    arc_chunk *chunks;
+    mf_arclist *out;
+    int64_t n;
+    int parse; /* 0: count the arc lines, 1: parse them */
+} chunk_job;
+
+/* One unsigned field: blanks, up to 10 digits; 0 when absent or longer. */
+static inline int plain_field(const char **pp, const char *end, int64_t *out)
+{
+    const char *p = *pp;
+    while (p < end && is_blank(*p))
+        p++;
+    const char *start = p;
+    int64_t v = 0;
+    while (p < end && *p >= '0' && *p <= '9' && p - start < 11)
+        v = v * 10 + (*p++ - '0');
+    if (p == start || p - start > 10 || (p < end && !is_blank(*p) && *p != '\n'))
+        return 0;
+    *out = v;
+    *pp = p;
+    return 1;
+}
+
+static void chunk_lines(void *ctx, int32_t lo, int32_t hi)
+{
+    chunk_job *job = ctx;
+    for (int32_t k = lo; k < hi; k++) {
+        arc_chunk *ch = &job->chunks[k];
+        int64_t at = ch->at, arcs = 0;
+        for (const char *p = ch->begin, *end = ch->end; p < end && !ch->bad;) {
+            while (p < end && is_blank(*p))
+                p++;
+            const char *eol = memchr(p, '\n', (size_t)(end - p));
+            eol = eol ? eol : end;
+            const char *next = eol < end ? eol + 1 : end;
+            if (p == eol || *p == 'c') {
+                p = next;
+                continue;
+            }
+            if (*p != 'a') {
+                ch->bad = 1;
+                break;
+            }
+            if (job->parse) {
+                int64_t u, v, cap;
+                p++;
+                if (p == eol || !is_blank(*p) || !plain_field(&p, eol, &u) || !plain_field(&p, eol, &v) ||
+                    !plain_field(&p, eol, &cap) || u < 1 || u > job->n || v < 1 || v > job->n || cap > INT32_MAX) {
+                    ch->bad = 1;
+                    break;
+                }
+                while (p < eol && is_blank(*p))
+                    p++;
+                if (p != eol) {
+                    ch->bad = 1;
+                    break;
+                }
+                job->out->tail[at] = (int32_t)(u - 1);
+                job->out->head[at] = (int32_t)(v - 1);
+                job->out->cap[at] = (int32_t)cap;
+                at++;
+            }
+            arcs++;
+            p = next;
+        }
+        ch->arcs = arcs;
+    }
+}
+
+/* 1 when the input was parsed in parallel, 0 when the serial parser must
+ * (it then starts over), negative on an error of the lines before the arcs
+ * or of memory (reported). */
+static int parse_parallel(const char *text, size_t length, const char *name, int threads, mf_arclist *out,
+                          mf_error *err)
+{
+    cursor c = {text, text + length, name, 0, err};
+    parse_state st = {0, 0, 0, 0, -1, -1, 0};
+    memset(out, 0, sizeof *out);
+    int rc = parse_lines(&c, &st, out, 1);
+    if (rc)
+        return rc; /* before any arc line: the serial parser stops there too */
+    if (!st.have_problem || st.source < 0 || st.sink < 0 || st.m < 1)
+        return 0;
+    const int count = threads * CHUNKS_PER_THREAD;
+    arc_chunk *chunks = calloc((size_t)count, sizeof *chunks);
+    if (!chunks)
+        return 0;
+    const char *p = c.p;
+    for (int k = 0; k < count; k++) { /* split at line ends */
+        chunks[k].begin = p;
+        const char *cut = k + 1 < count ? c.p + (size_t)(c.end - c.p) * (size_t)(k + 1) / (size_t)count : c.end;
+        if (cut < p)
+            cut = p;
+        const char *eol = cut < c.end ? memchr(cut, '\n', (size_t)(c.end - cut)) : NULL;
+        p = eol ? eol + 1 : c.end;
+        chunks[k].end = p;
+    }
+    chunk_job job = {chunks, out, st.n, 0};
+    mf_parallel_for(threads, count, 1, chunk_lines, &job);
+    int64_t total = 0;
+    int ok = 1;
+    for (int k = 0; k < count; k++) {
+        ok &= !chunks[k].bad;
+        chunks[k].at = total;
+        total += chunks[k].arcs;
+    }
+    if (ok && total == st.m) {
+        int32_t *t = realloc(out->tail, sizeof(int32_t) * (size_t)total);
+        out->tail = t ? t : out->tail;
+        int32_t *h = t ? realloc(out->head, sizeof(int32_t) * (size_t)total) : NULL;
+        out->head = h ? h : out->head;
+        int32_t *k2 = h ? realloc(out->cap, sizeof(int32_t) * (size_t)total) : NULL;
+        out->cap = k2 ? k2 : out->cap;
+        if (!k2) {
+            free(chunks);
+            mf_arclist_free(out);
+            return mf_fail(err, MF_ERR_NOMEM, name, 0, "out of memory");
+        }
+        out->capacity = (int32_t)total;
+        job.parse = 1;
+        mf_parallel_for(threads, count, 1, chunk_lines, &job);
+        for (int k = 0; k < count; k++)
+            ok &= !chunks[k].bad;
+    }
+    free(chunks);
+    if (!ok || total != st.m) {
+        mf_arclist_free(out);
+        return 0;
+    }
+    out->num_arcs = (int32_t)total;
+    out->source = (int32_t)st.source;
+    out->sink = (int32_t)st.sink;
+    return 1;
+}
+
+int mf_parse_dimacs(const char *text, size_t length, const char *name, mf_arclist *out, mf_error *err)
+{
+    name = name ? name : "<input>";
+    const int threads = mf_cpu_threads(NULL);
+    if (length >= PARALLEL_PARSE_BYTES && threads > 1) {
+        int rc = parse_parallel(text, length, name, threads, out, err);
+        if (rc != 0)
+            return rc > 0 ? MF_OK : rc;
+    }
+    return parse_serial(text, length, name, out, err);
 }
 
 /* Reads a whole file ("-": standard input) into *buf. */
@@ -308,12 +509,44 @@ done:
     return MF_OK;
 }
 
+/* A regular file mapped read-only (no copy: reading 350 MB into a fresh
+ * buffer took longer than parsing it, 1.1 s against 0.9 s on the 2-core
+ * VM); NULL where it cannot be (standard input, pipes, empty files). */
+static const char *map_file(const char *path, size_t *len)
+{
+    if (strcmp(path, "-") == 0)
+        return NULL;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
+        int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+        flags |= MAP_POPULATE;
+#endif
+        p = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
+    }
+    close(fd);
+    if (p == MAP_FAILED)
+        return NULL;
+    *len = (size_t)st.st_size;
+    return p;
+}
+
 int mf_read_dimacs(const char *path, mf_arclist *out, mf_error *err)
 {
     char *buf;
     size_t len;
     const char *name;
     memset(out, 0, sizeof *out);
+    const char *mapped = map_file(path, &len);
+    if (mapped) {
+        int rc = mf_parse_dimacs(mapped, len, path, out, err);
+        munmap((void *)mapped, len);
+        return rc;
+    }
     int rc = read_all(path, &buf, &len, &name, err);
     if (rc)
         return rc;
