@@ -223,6 +223,104 @@ int32_t mf_arc_tail(const mf_graph *g, int32_t a)
     return lo;
 }
 
+/* Counting sorts on threads without a race and in one pass's order: each
+ * part owns a range of keys and scans the whole sequence for them, so
+ * every key's items keep their order (the scans are sequential reads; the
+ * scattered writes, which were the time, are shared out). keys[k] is the
+ * key at position k, item k is seq[k] (k when seq is NULL). */
+#define KEY_PARTS 64
+
+typedef struct key_pass {
+    const int32_t *keys, *seq;
+    int32_t count;
+    int32_t *slots;  /* count: slots[key + 1]++; scatter: out[slots[key]++] = item */
+    int32_t *out;
+    int32_t bound[KEY_PARTS + 1];
+} key_pass;
+
+static void count_keys(void *ctx, int32_t lo, int32_t hi)
+{
+    key_pass *kp = ctx;
+    for (int32_t part = lo; part < hi; part++) {
+        const int32_t first = kp->bound[part], last = kp->bound[part + 1];
+        for (int32_t k = 0; k < kp->count; k++) {
+            const int32_t key = kp->keys[k];
+            if (key >= first && key < last)
+                kp->slots[key + 1]++;
+        }
+    }
+}
+
+static void scatter_keys(void *ctx, int32_t lo, int32_t hi)
+{
+    key_pass *kp = ctx;
+    for (int32_t part = lo; part < hi; part++) {
+        const int32_t first = kp->bound[part], last = kp->bound[part + 1];
+        for (int32_t k = 0; k < kp->count; k++) {
+            const int32_t key = kp->keys[k];
+            if (key >= first && key < last)
+                kp->out[kp->slots[key]++] = kp->seq ? kp->seq[k] : k;
+        }
+    }
+}
+
+static int key_parts(int threads, int32_t count)
+{
+    int parts = threads < KEY_PARTS ? threads : KEY_PARTS;
+    return count < (1 << 20) || parts < 1 ? 1 : parts; /* small inputs: one pass */
+}
+
+/* start[key + 1] = items of each key below it (prefix sums, start[0] = 0)
+ * over n keys; parts split the keys evenly. */
+static void count_by_key(int threads, const int32_t *keys, int32_t count, int32_t n, int32_t *start)
+{
+    key_pass kp = {keys, NULL, count, start, NULL, {0}};
+    const int parts = key_parts(threads, count);
+    memset(start, 0, sizeof(int32_t) * ((size_t)n + 1));
+    for (int p = 0; p <= parts; p++)
+        kp.bound[p] = (int32_t)((int64_t)n * p / parts);
+    mf_parallel_for(parts, parts, 1, count_keys, &kp);
+    for (int32_t v = 0; v < n; v++)
+        start[v + 1] += start[v];
+}
+
+/* out[...] = the items grouped by key in sequence order; cursor: each
+ * key's first slot (start[0 .. n - 1], consumed); parts split the items
+ * evenly by their keys' offsets. */
+static void scatter_by_key(int threads, const int32_t *keys, const int32_t *seq, int32_t count, int32_t n,
+                           const int32_t *start, int32_t *cursor, int32_t *out)
+{
+    key_pass kp = {keys, seq, count, cursor, out, {0}};
+    const int parts = key_parts(threads, count);
+    kp.bound[0] = 0;
+    for (int p = 1; p < parts; p++) { /* the first key whose items start at or past p / parts */
+        const int64_t want = (int64_t)count * p / parts;
+        int32_t lo = kp.bound[p - 1], hi = n;
+        while (lo < hi) {
+            const int32_t mid = lo + (hi - lo) / 2;
+            if (start[mid] < want)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        kp.bound[p] = lo;
+    }
+    kp.bound[parts] = n;
+    mf_parallel_for(parts, parts, 1, scatter_keys, &kp);
+}
+
+typedef struct gather {
+    const int32_t *from, *index;
+    int32_t *to;
+} gather;
+
+static void gather_range(void *ctx, int32_t lo, int32_t hi)
+{
+    const gather *ga = ctx;
+    for (int32_t k = lo; k < hi; k++)
+        ga->to[k] = ga->from[ga->index[k]];
+}
+
 /* Pairs each arc u->v (u < v) of the tails u in [lo, hi) with an unpaired
  * v->u. Pairs are formed in order among equal heads, so parallel arcs pair
  * 1:1. Only u's own arcs compete for an arc v->u (its head is u), so
@@ -264,12 +362,62 @@ static void pair_tails(void *ctx, int32_t first, int32_t last)
     }
 }
 
+/* The stored arcs of tails in ranges: their counts, then the CSR arrays
+ * from each tail's first slot (each arc and its partner belong to the
+ * pair's smaller tail, so ranges write disjoint entries). */
+typedef struct fill_pass {
+    const mf_arclist *list;
+    const int32_t *by_tail, *tstart, *partner;
+    int32_t *stored; /* count_stored: stored[u + 1]; fill_arcs: u's first slot at stored[u] */
+    mf_graph *g;
+} fill_pass;
+
+static void count_stored(void *ctx, int32_t lo, int32_t hi)
+{
+    const fill_pass *fp = ctx;
+    for (int32_t u = lo; u < hi; u++) {
+        int32_t c = 0;
+        for (int32_t k = fp->tstart[u]; k < fp->tstart[u + 1]; k++) {
+            const int32_t i = fp->by_tail[k], v = fp->list->head[i];
+            c += v != u && !(fp->partner[i] >= 0 && u > v);
+        }
+        fp->stored[u + 1] = c;
+    }
+}
+
+static void fill_arcs(void *ctx, int32_t lo, int32_t hi)
+{
+    const fill_pass *fp = ctx;
+    const mf_arclist *list = fp->list;
+    mf_graph *g = fp->g;
+    for (int32_t u = lo; u < hi; u++) {
+        int32_t a = fp->stored[u];
+        g->out_start[u] = a;
+        for (int32_t k = fp->tstart[u]; k < fp->tstart[u + 1]; k++) {
+            const int32_t i = fp->by_tail[k], v = list->head[i], j = fp->partner[i];
+            if (v == u) {
+                g->input_map[i] = -1;
+                continue;
+            }
+            if (j >= 0 && u > v)
+                continue;
+            g->arc_head[a] = v;
+            g->arc_cap[a] = list->cap[i];
+            g->arc_rcap[a] = j >= 0 ? list->cap[j] : 0;
+            g->input_map[i] = 2 * a;
+            if (j >= 0)
+                g->input_map[j] = 2 * a + 1;
+            a++;
+        }
+    }
+}
+
 int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
                        mf_graph *g, mf_error *err)
 {
     int merge = opt ? opt->merge_antiparallel : 1;
     int32_t n = list->num_vertices, m_in = list->num_arcs;
-    int32_t *by_tail = NULL, *tstart = NULL, *partner = NULL;
+    int32_t *by_tail = NULL, *tstart = NULL, *partner = NULL, *stored = NULL;
     int rc = MF_OK;
     memset(g, 0, sizeof *g);
     if (n < 2)
@@ -292,11 +440,10 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
             rc = mf_fail(err, MF_ERR_INVALID, NULL, 0, "arc %d is invalid", i + 1);
             goto done;
         }
-        tstart[u + 1]++;
         partner[i] = -1;
     }
-    for (int32_t v = 0; v < n; v++)
-        tstart[v + 1] += tstart[v];
+    const int threads = mf_cpu_threads(NULL);
+    count_by_key(threads, list->tail, m_in, n, tstart);
     {
         /* arc ids grouped by tail; to merge, also by head within a tail
          * (ties in id order) so that partners can be found by binary
@@ -305,28 +452,28 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
          * whose hubs have 10^5 arcs) */
         int32_t *cursor = mf_alloc_big(sizeof(int32_t) * ((size_t)n + 1));
         int32_t *by_head = merge ? mf_alloc_big(mm * sizeof(int32_t)) : NULL;
-        if (!cursor || (merge && !by_head)) {
+        int32_t *tails = merge ? mf_alloc_big(mm * sizeof(int32_t)) : NULL;
+        if (!cursor || (merge && (!by_head || !tails))) {
             mf_free_big(cursor);
             mf_free_big(by_head);
+            mf_free_big(tails);
             rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
             goto done;
         }
         if (merge) {
-            memset(cursor, 0, sizeof(int32_t) * ((size_t)n + 1));
-            for (int32_t i = 0; i < m_in; i++)
-                cursor[list->head[i] + 1]++;
-            for (int32_t v = 0; v < n; v++)
-                cursor[v + 1] += cursor[v];
-            for (int32_t i = 0; i < m_in; i++)
-                by_head[cursor[list->head[i]]++] = i;
+            count_by_key(threads, list->head, m_in, n, cursor);
+            scatter_by_key(threads, list->head, NULL, m_in, n, cursor, cursor, by_head);
+            gather ga = {list->tail, by_head, tails}; /* the tails in by_head's order */
+            mf_parallel_for(threads, m_in, 1 << 16, gather_range, &ga);
         }
         memcpy(cursor, tstart, sizeof(int32_t) * (size_t)n);
-        for (int32_t k = 0; k < m_in; k++) {
-            int32_t i = merge ? by_head[k] : k;
-            by_tail[cursor[list->tail[i]]++] = i;
-        }
+        if (merge)
+            scatter_by_key(threads, tails, by_head, m_in, n, tstart, cursor, by_tail);
+        else
+            scatter_by_key(threads, list->tail, NULL, m_in, n, tstart, cursor, by_tail);
         mf_free_big(cursor);
         mf_free_big(by_head);
+        mf_free_big(tails);
     }
     if (merge) {
         /* the heads in by_tail's order: the searches below probe one array */
@@ -335,22 +482,26 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
             rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
             goto done;
         }
-        for (int32_t k = 0; k < m_in; k++)
-            heads[k] = list->head[by_tail[k]];
+        gather ga = {list->head, by_tail, heads};
+        mf_parallel_for(threads, m_in, 1 << 16, gather_range, &ga);
         pairing pc = {list, by_tail, tstart, heads, partner};
-        mf_parallel_for(mf_cpu_threads(NULL), n, 4096, pair_tails, &pc);
+        mf_parallel_for(threads, n, 4096, pair_tails, &pc);
         mf_free_big(heads);
     }
     /* Count stored arcs: self-loops dropped; of a pair, the arc with the
-     * smaller tail is stored. */
+     * smaller tail is stored. stored[u + 1]: u's, then the prefix sums. */
+    stored = mf_alloc_big(sizeof(int32_t) * ((size_t)n + 1));
+    if (!stored) {
+        rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+        goto done;
+    }
+    fill_pass fp = {list, by_tail, tstart, partner, stored, NULL};
+    mf_parallel_for(threads, n, 4096, count_stored, &fp);
+    stored[0] = 0;
     int64_t m = 0;
-    for (int32_t i = 0; i < m_in; i++) {
-        int32_t u = list->tail[i], v = list->head[i];
-        if (u == v)
-            continue;
-        if (partner[i] >= 0 && u > v)
-            continue;
-        m++;
+    for (int32_t u = 0; u < n; u++) {
+        m += stored[u + 1];
+        stored[u + 1] = m > INT32_MAX ? INT32_MAX : (int32_t)m;
     }
     if (m > (INT32_MAX >> 1)) {
         rc = mf_fail(err, MF_ERR_TOO_LARGE, NULL, 0, "too many arcs");
@@ -369,34 +520,15 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
         rc = mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
         goto done;
     }
-    {
-        int32_t a = 0;
-        for (int32_t u = 0; u < n; u++) {
-            g->out_start[u] = a;
-            for (int32_t k = tstart[u]; k < tstart[u + 1]; k++) {
-                int32_t i = by_tail[k], v = list->head[i];
-                if (v == u) {
-                    g->input_map[i] = -1;
-                    continue;
-                }
-                if (partner[i] >= 0 && u > v)
-                    continue;
-                g->arc_head[a] = v;
-                g->arc_cap[a] = list->cap[i];
-                g->arc_rcap[a] = partner[i] >= 0 ? list->cap[partner[i]] : 0;
-                g->input_map[i] = 2 * a;
-                if (partner[i] >= 0)
-                    g->input_map[partner[i]] = 2 * a + 1;
-                a++;
-            }
-        }
-        g->out_start[n] = a;
-    }
+    fp.g = g;
+    mf_parallel_for(threads, n, 4096, fill_arcs, &fp);
+    g->out_start[n] = (int32_t)m;
     rc = mf_graph_finish(g, err);
 done:
     mf_free_big(by_tail);
     mf_free_big(tstart);
     mf_free_big(partner);
+    mf_free_big(stored);
     if (rc)
         mf_graph_free(g);
     return rc;
