@@ -233,33 +233,25 @@ int32_t mf_arc_tail(const mf_graph *g, int32_t a)
 typedef struct key_pass {
     const int32_t *keys, *seq;
     int32_t count;
-    int32_t *slots;  /* count: slots[key + 1]++; scatter: out[slots[key]++] = item */
+    int32_t *slots;  /* out NULL: slots[key + 1]++; else out[slots[key]++] = item */
     int32_t *out;
     int32_t bound[KEY_PARTS + 1];
 } key_pass;
 
-static void count_keys(void *ctx, int32_t lo, int32_t hi)
+/* A part's keys: counted (out NULL) or their items scattered. */
+static void pass_keys(void *ctx, int32_t lo, int32_t hi)
 {
     key_pass *kp = ctx;
     for (int32_t part = lo; part < hi; part++) {
         const int32_t first = kp->bound[part], last = kp->bound[part + 1];
         for (int32_t k = 0; k < kp->count; k++) {
             const int32_t key = kp->keys[k];
-            if (key >= first && key < last)
-                kp->slots[key + 1]++;
-        }
-    }
-}
-
-static void scatter_keys(void *ctx, int32_t lo, int32_t hi)
-{
-    key_pass *kp = ctx;
-    for (int32_t part = lo; part < hi; part++) {
-        const int32_t first = kp->bound[part], last = kp->bound[part + 1];
-        for (int32_t k = 0; k < kp->count; k++) {
-            const int32_t key = kp->keys[k];
-            if (key >= first && key < last)
+            if (key < first || key >= last)
+                continue;
+            if (kp->out)
                 kp->out[kp->slots[key]++] = kp->seq ? kp->seq[k] : k;
+            else
+                kp->slots[key + 1]++;
         }
     }
 }
@@ -279,7 +271,7 @@ static void count_by_key(int threads, const int32_t *keys, int32_t count, int32_
     memset(start, 0, sizeof(int32_t) * ((size_t)n + 1));
     for (int p = 0; p <= parts; p++)
         kp.bound[p] = (int32_t)((int64_t)n * p / parts);
-    mf_parallel_for(parts, parts, 1, count_keys, &kp);
+    mf_parallel_for(parts, parts, 1, pass_keys, &kp);
     for (int32_t v = 0; v < n; v++)
         start[v + 1] += start[v];
 }
@@ -306,7 +298,7 @@ static void scatter_by_key(int threads, const int32_t *keys, const int32_t *seq,
         kp.bound[p] = lo;
     }
     kp.bound[parts] = n;
-    mf_parallel_for(parts, parts, 1, scatter_keys, &kp);
+    mf_parallel_for(parts, parts, 1, pass_keys, &kp);
 }
 
 typedef struct gather {
