@@ -202,6 +202,50 @@ static void test_gpu_engine_absent_or_named(void **state)
     mf_arclist_free(&list);
 }
 
+/* mf_graph_finish checks the arcs and lists them by head on every core
+ * past a million arcs: the first bad arc in arc order decides the error,
+ * and the in-lists are the serial pass's. */
+static void test_graph_finish_checks_and_in_lists(void **state)
+{
+    (void)state;
+    for (int big = 0; big < 2; big++) {
+        mf_arclist list;
+        mf_graph g;
+        mf_error err = {0};
+        assert_int_equal(mf_gen_grid(big ? 700 : 40, big ? 500 : 30, 8, 3, &list), MF_OK);
+        assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+        const int32_t m = g.num_arcs, n = g.num_vertices;
+        assert_true(!big || m >= (1 << 20));
+        /* the in-lists: by head, in arc order within a head */
+        for (int32_t v = 0; v < n; v++)
+            for (int32_t k = g.in_start[v]; k < g.in_start[v + 1]; k++) {
+                const int32_t a = g.in_arc[k];
+                assert_int_equal(g.arc_head[a], v);
+                assert_int_equal(mf_arc_tail(&g, a), g.in_tail[k]);
+                if (k > g.in_start[v])
+                    assert_true(g.in_arc[k - 1] < a);
+            }
+        const int32_t late = m - 3, early = m / 3;
+        const int32_t head = g.arc_head[late], cap = g.arc_cap[early];
+        g.arc_head[late] = n;
+        assert_int_equal(mf_graph_finish(&g, &err), MF_ERR_INVALID);
+        assert_non_null(strstr(err.message, "arc head out of range"));
+        g.arc_cap[early] = -1; /* an earlier fault of another kind wins */
+        assert_int_equal(mf_graph_finish(&g, &err), MF_ERR_INVALID);
+        assert_non_null(strstr(err.message, "arc capacity out of range"));
+        g.arc_head[late] = head;
+        g.arc_cap[early] = cap;
+        const int32_t mid = g.out_start[n / 2];
+        g.out_start[n / 2] = g.out_start[n / 2 + 1] + 1;
+        assert_int_equal(mf_graph_finish(&g, &err), MF_ERR_INVALID);
+        assert_non_null(strstr(err.message, "inconsistent CSR offsets"));
+        g.out_start[n / 2] = mid;
+        assert_int_equal(mf_graph_finish(&g, &err), MF_OK);
+        mf_graph_free(&g);
+        mf_arclist_free(&list);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_gpu_engine_absent_or_named),
         cmocka_unit_test(test_big_allocations),
         cmocka_unit_test(test_alloc_cache),
+        cmocka_unit_test(test_graph_finish_checks_and_in_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

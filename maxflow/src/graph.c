@@ -168,60 +168,7 @@ void mf_grid_free(mf_grid *grid)
     memset(grid, 0, sizeof *grid);
 }
 
-int mf_graph_finish(mf_graph *g, mf_error *err)
-{
-    int32_t n = g->num_vertices, m = g->num_arcs;
-    if (g->source < 0 || g->source >= n || g->sink < 0 || g->sink >= n ||
-        g->source == g->sink)
-        return mf_fail(err, MF_ERR_INVALID, NULL, 0,
-                       "source and sink must be two distinct vertices");
-    if (g->out_start[0] != 0 || g->out_start[n] != m)
-        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "inconsistent CSR offsets");
-    memset(g->in_start, 0, sizeof(int32_t) * ((size_t)n + 1));
-    for (int32_t a = 0; a < m; a++) {
-        int32_t v = g->arc_head[a];
-        if (v < 0 || v >= n)
-            return mf_fail(err, MF_ERR_INVALID, NULL, 0, "arc head out of range");
-        if (g->arc_cap[a] < 0 || g->arc_rcap[a] < 0 ||
-            (int64_t)g->arc_cap[a] + g->arc_rcap[a] > INT32_MAX)
-            return mf_fail(err, MF_ERR_INVALID, NULL, 0,
-                           "arc capacity out of range");
-        g->in_start[v + 1]++;
-    }
-    for (int32_t v = 0; v < n; v++)
-        g->in_start[v + 1] += g->in_start[v];
-    int32_t *fill = malloc(sizeof(int32_t) * (size_t)n);
-    if (!fill)
-        return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
-    memcpy(fill, g->in_start, sizeof(int32_t) * (size_t)n);
-    for (int32_t u = 0; u < n; u++) {
-        if (g->out_start[u + 1] < g->out_start[u]) {
-            free(fill);
-            return mf_fail(err, MF_ERR_INVALID, NULL, 0,
-                           "inconsistent CSR offsets");
-        }
-        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
-            int32_t pos = fill[g->arc_head[a]]++;
-            g->in_arc[pos] = a;
-            g->in_tail[pos] = u;
-        }
-    }
-    free(fill);
-    return MF_OK;
-}
-
-int32_t mf_arc_tail(const mf_graph *g, int32_t a)
-{
-    int32_t lo = 0, hi = g->num_vertices; /* out_start[lo] <= a < out_start[hi] */
-    while (hi - lo > 1) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (g->out_start[mid] <= a)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
+#define MF_CHECK_PARTS 64
 
 /* Counting sorts on threads without a race and in one pass's order: each
  * part owns a range of keys and scans the whole sequence for them, so
@@ -311,6 +258,106 @@ static void gather_range(void *ctx, int32_t lo, int32_t hi)
     const gather *ga = ctx;
     for (int32_t k = lo; k < hi; k++)
         ga->to[k] = ga->from[ga->index[k]];
+}
+
+/* The arc checks of a range: the first bad arc and what is wrong with it. */
+typedef struct arc_check {
+    const mf_graph *g;
+    int64_t first_bad[MF_CHECK_PARTS];
+    int what[MF_CHECK_PARTS]; /* 1 head out of range, 2 capacity out of range */
+    int32_t parts;
+} arc_check;
+
+static void check_arcs(void *ctx, int32_t lo, int32_t hi)
+{
+    arc_check *ac = ctx;
+    const mf_graph *g = ac->g;
+    const int32_t n = g->num_vertices, m = g->num_arcs;
+    for (int32_t part = lo; part < hi; part++) {
+        ac->first_bad[part] = -1;
+        const int32_t a0 = (int32_t)((int64_t)m * part / ac->parts), a1 = (int32_t)((int64_t)m * (part + 1) / ac->parts);
+        for (int32_t a = a0; a < a1; a++) {
+            const int32_t v = g->arc_head[a];
+            const int what = v < 0 || v >= n ? 1
+                             : g->arc_cap[a] < 0 || g->arc_rcap[a] < 0 ||
+                                     (int64_t)g->arc_cap[a] + g->arc_rcap[a] > INT32_MAX
+                                 ? 2
+                                 : 0;
+            if (what) {
+                ac->first_bad[part] = a;
+                ac->what[part] = what;
+                break;
+            }
+        }
+    }
+}
+
+/* Each arc's tail, from the offsets, by tail ranges. */
+typedef struct tails_pass {
+    const mf_graph *g;
+    int32_t *tail;
+} tails_pass;
+
+static void arc_tails(void *ctx, int32_t lo, int32_t hi)
+{
+    const tails_pass *tp = ctx;
+    for (int32_t u = lo; u < hi; u++)
+        for (int32_t a = tp->g->out_start[u]; a < tp->g->out_start[u + 1]; a++)
+            tp->tail[a] = u;
+}
+
+int mf_graph_finish(mf_graph *g, mf_error *err)
+{
+    int32_t n = g->num_vertices, m = g->num_arcs;
+    if (g->source < 0 || g->source >= n || g->sink < 0 || g->sink >= n ||
+        g->source == g->sink)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0,
+                       "source and sink must be two distinct vertices");
+    if (g->out_start[0] != 0 || g->out_start[n] != m)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "inconsistent CSR offsets");
+    const int threads = mf_cpu_threads(NULL);
+    /* the checks of one pass in arc order: the first bad arc decides */
+    arc_check ac = {g, {0}, {0}, m < (1 << 20) ? 1 : MF_CHECK_PARTS};
+    mf_parallel_for(threads, ac.parts, 1, check_arcs, &ac);
+    for (int32_t part = 0; part < ac.parts; part++)
+        if (ac.first_bad[part] >= 0)
+            return mf_fail(err, MF_ERR_INVALID, NULL, 0,
+                           ac.what[part] == 1 ? "arc head out of range" : "arc capacity out of range");
+    for (int32_t u = 0; u < n; u++)
+        if (g->out_start[u + 1] < g->out_start[u])
+            return mf_fail(err, MF_ERR_INVALID, NULL, 0, "inconsistent CSR offsets");
+    /* the in-lists: arcs grouped by head in arc order, as one pass over
+     * the tails in order lists them */
+    int32_t *cursor = malloc(sizeof(int32_t) * ((size_t)n + 1));
+    int32_t *tail = mf_alloc_big(sizeof(int32_t) * (m ? (size_t)m : 1));
+    if (!cursor || !tail) {
+        free(cursor);
+        mf_free_big(tail);
+        return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    count_by_key(threads, g->arc_head, m, n, g->in_start);
+    memcpy(cursor, g->in_start, sizeof(int32_t) * (size_t)n);
+    scatter_by_key(threads, g->arc_head, NULL, m, n, g->in_start, cursor, g->in_arc);
+    tails_pass tp = {g, tail};
+    mf_parallel_for(threads, n, 4096, arc_tails, &tp);
+    gather ga = {tail, g->in_arc, g->in_tail};
+    mf_parallel_for(threads, m, 1 << 16, gather_range, &ga);
+    free(cursor);
+    mf_free_big(tail);
+    return MF_OK;
+}
+
+int32_t mf_arc_tail(const mf_graph *g, int32_t a)
+{
+    int32_t lo = 0, hi = g->num_vertices; /* out_start[lo] <= a < out_start[hi] */
+    while (hi - lo > 1) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (g->out_start[mid] <= a)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* Pairs each arc u->v (u < v) of the tails u in [lo, hi) with an unpaired
