@@ -169,6 +169,8 @@ void mf_grid_free(mf_grid *grid)
 }
 
 #define MF_CHECK_PARTS 64
+/* below this many arcs the passes run on the caller's thread */
+#define PARALLEL_ARCS (1 << 20)
 
 /* Counting sorts on threads without a race and in one pass's order: each
  * part owns a range of keys and scans the whole sequence for them, so
@@ -206,7 +208,7 @@ static void pass_keys(void *ctx, int32_t lo, int32_t hi)
 static int key_parts(int threads, int32_t count)
 {
     int parts = threads < KEY_PARTS ? threads : KEY_PARTS;
-    return count < (1 << 20) || parts < 1 ? 1 : parts; /* small inputs: one pass */
+    return count < PARALLEL_ARCS || parts < 1 ? 1 : parts; /* small inputs: one pass */
 }
 
 /* start[key + 1] = items of each key below it (prefix sums, start[0] = 0)
@@ -315,9 +317,9 @@ int mf_graph_finish(mf_graph *g, mf_error *err)
                        "source and sink must be two distinct vertices");
     if (g->out_start[0] != 0 || g->out_start[n] != m)
         return mf_fail(err, MF_ERR_INVALID, NULL, 0, "inconsistent CSR offsets");
-    const int threads = mf_cpu_threads(NULL);
+    const int threads = m < PARALLEL_ARCS ? 1 : mf_cpu_threads(NULL); /* small graphs: no threads started */
     /* the checks of one pass in arc order: the first bad arc decides */
-    arc_check ac = {g, {0}, {0}, m < (1 << 20) ? 1 : MF_CHECK_PARTS};
+    arc_check ac = {g, {0}, {0}, m < PARALLEL_ARCS ? 1 : MF_CHECK_PARTS};
     mf_parallel_for(threads, ac.parts, 1, check_arcs, &ac);
     for (int32_t part = 0; part < ac.parts; part++)
         if (ac.first_bad[part] >= 0)
@@ -481,7 +483,7 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
         }
         partner[i] = -1;
     }
-    const int threads = mf_cpu_threads(NULL);
+    const int threads = m_in < PARALLEL_ARCS ? 1 : mf_cpu_threads(NULL); /* small graphs: no threads started */
     count_by_key(threads, list->tail, m_in, n, tstart);
     {
         /* arc ids grouped by tail; to merge, also by head within a tail
