@@ -131,8 +131,10 @@ static char *big_text(int64_t bad_line, const char *bad, int64_t declared, const
     size_t cap = (size_t)BIG_ARCS * 32 + 1024, n = 0;
     char *t = malloc(cap);
     assert_non_null(t);
-    n += (size_t)snprintf(t + n, cap - n, "c big%sp max %d %lld%sn 1 s%sn 2 t%s", eol, BIG_NODES,
-                          (long long)declared, eol, eol, eol);
+    char header[BIG_HEADER][64] = {"c big", "", "n 1 s", "n 2 t"};
+    snprintf(header[1], sizeof header[1], "p max %d %lld", BIG_NODES, (long long)declared);
+    for (int64_t h = 0; h < BIG_HEADER; h++)
+        n += (size_t)snprintf(t + n, cap - n, "%s%s", h + 1 == bad_line ? bad : header[h], eol);
     for (int64_t i = 0; i < BIG_ARCS; i++) {
         if (BIG_HEADER + 1 + i == bad_line)
             n += (size_t)snprintf(t + n, cap - n, "%s%s", bad, eol);
@@ -193,6 +195,7 @@ static void test_large_inputs_parse_in_parallel(void **state)
         {mid, "n 3 s", BIG_ARCS, mid, "duplicate source"},
         {BIG_HEADER + BIG_ARCS, "a 1 2 5 7", BIG_ARCS, BIG_HEADER + BIG_ARCS, "extra field"},
         {0, NULL, BIG_ARCS - 1, BIG_HEADER + BIG_ARCS, "more arcs"},
+        {BIG_HEADER, "c the sink line moved", BIG_ARCS, BIG_HEADER + BIG_ARCS, "missing sink"},
         {0, NULL, BIG_ARCS + 1, BIG_HEADER + BIG_ARCS, "fewer arcs"},
     };
     for (size_t f = 0; f < sizeof faults / sizeof faults[0]; f++) {

@@ -396,12 +396,13 @@ static int parse_parallel(const char *text, size_t length, const char *name, int
     int rc = parse_lines(&c, &st, out, 1);
     if (rc)
         return rc; /* before any arc line: the serial parser stops there too */
-    if (!st.have_problem || st.source < 0 || st.sink < 0 || st.m < 1)
-        return 0;
     const int count = threads * CHUNKS_PER_THREAD;
-    arc_chunk *chunks = calloc((size_t)count, sizeof *chunks);
-    if (!chunks)
+    arc_chunk *chunks = NULL;
+    if (!st.have_problem || st.source < 0 || st.sink < 0 || st.m < 1 ||
+        !(chunks = calloc((size_t)count, sizeof *chunks))) {
+        mf_arclist_free(out); /* the problem line's arrays */
         return 0;
+    }
     const char *p = c.p;
     for (int k = 0; k < count; k++) { /* split at line ends */
         chunks[k].begin = p;
