@@ -196,6 +196,7 @@ static void test_large_inputs_parse_in_parallel(void **state)
         {BIG_HEADER + BIG_ARCS, "a 1 2 5 7", BIG_ARCS, BIG_HEADER + BIG_ARCS, "extra field"},
         {0, NULL, BIG_ARCS - 1, BIG_HEADER + BIG_ARCS, "more arcs"},
         {BIG_HEADER, "c the sink line moved", BIG_ARCS, BIG_HEADER + BIG_ARCS, "missing sink"},
+        {3, "n 1 x", BIG_ARCS, 3, "neither s nor t"},
         {0, NULL, BIG_ARCS + 1, BIG_HEADER + BIG_ARCS, "fewer arcs"},
     };
     for (size_t f = 0; f < sizeof faults / sizeof faults[0]; f++) {

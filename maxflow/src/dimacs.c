@@ -394,8 +394,10 @@ static int parse_parallel(const char *text, size_t length, const char *name, int
     parse_state st = {0, 0, 0, 0, -1, -1, 0};
     memset(out, 0, sizeof *out);
     int rc = parse_lines(&c, &st, out, 1);
-    if (rc)
-        return rc; /* before any arc line: the serial parser stops there too */
+    if (rc) { /* before any arc line: the serial parser stops there too */
+        mf_arclist_free(out);
+        return rc;
+    }
     const int count = threads * CHUNKS_PER_THREAD;
     arc_chunk *chunks = NULL;
     if (!st.have_problem || st.source < 0 || st.sink < 0 || st.m < 1 ||
