@@ -1907,6 +1907,30 @@ struct part_shape {
 
 /* The shape of the CSR network a grid form stands for (gb_grid_to_graph's
  * layout); -1 when it is not a valid grid or too large. */
+/* A reused device buffer of at least need elements: replaced when too
+ * small; a failure reports device memory, so callers can fall back. */
+static int grow_buffer(mf_gpu_solver *s, void **buf, int64_t *cap, int64_t need, size_t elem, const char *what,
+                       mf_error *err)
+{
+    int rc = MF_OK;
+    if (need <= *cap)
+        return MF_OK;
+    CUDA_TRY(cudaSetDevice(s->device));
+    cudaFree(*buf);
+    *buf = NULL;
+    *cap = 0;
+    if (cudaMalloc(buf, (size_t)need * elem) != cudaSuccess) {
+        cudaGetLastError();
+        *buf = NULL;
+        return mf_fail(err, MF_ERR_DEVICE_MEMORY, NULL, 0, "%s need %.1f MiB of device memory", what,
+                       need * (double)elem / 1048576.0);
+    }
+    *cap = need;
+    return MF_OK;
+fail:
+    return rc;
+}
+
 static int grid_shape(const mf_grid *g, part_shape *sh, int64_t *nlinks_out)
 {
     if (!g || !g->w || !g->term || !g->row_sources || !g->row_sinks || g->width < 1 || g->height < 1 ||
@@ -2007,34 +2031,12 @@ static int solve_union(mf_gpu_solver *s, const mf_graph *const *parts, const mf_
         goto fail;
     }
     if (grids) {
-        if (grid_ints > s->grid_cap) {
-            CUDA_TRY(cudaSetDevice(s->device));
-            cudaFree(s->grid_buf);
-            s->grid_buf = NULL;
-            s->grid_cap = 0;
-            if (cudaMalloc(&s->grid_buf, (size_t)grid_ints * 4) != cudaSuccess) {
-                cudaGetLastError();
-                s->grid_buf = NULL;
-                rc = mf_fail(err, MF_ERR_DEVICE_MEMORY, NULL, 0,
-                             "the grid forms need %.1f GiB of device memory", grid_ints * 4 / 1073741824.0);
-                goto fail;
-            }
-            s->grid_cap = grid_ints;
-        }
-        if (sims > s->sim_cap) {
-            CUDA_TRY(cudaSetDevice(s->device));
-            cudaFree(s->sim_buf);
-            s->sim_buf = NULL;
-            s->sim_cap = 0;
-            if (cudaMalloc(&s->sim_buf, (size_t)sims * 8) != cudaSuccess) {
-                cudaGetLastError();
-                s->sim_buf = NULL;
-                rc = mf_fail(err, MF_ERR_DEVICE_MEMORY, NULL, 0, "the grid forms' tables need %.1f MiB of device memory",
-                             sims * 8 / 1048576.0);
-                goto fail;
-            }
-            s->sim_cap = sims;
-        }
+        rc = grow_buffer(s, (void **)&s->grid_buf, &s->grid_cap, grid_ints, 4, "the grid forms", err);
+        if (rc)
+            goto fail;
+        rc = grow_buffer(s, (void **)&s->sim_buf, &s->sim_cap, sims, 8, "the grid forms' tables", err);
+        if (rc)
+            goto fail;
         if (!s->grid_k) {
             CUDA_TRY(cudaSetDevice(s->device));
             CUDA_TRY(cudaMalloc(&s->grid_k, MF_GPU_MANY_MAX * sizeof(int32_t)));
