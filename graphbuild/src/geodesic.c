@@ -79,7 +79,8 @@ typedef struct block_sync {
 } block_sync;
 
 typedef struct scan_ctx {
-    const float *cost; /* per pixel, nd forward steps */
+    const float *cost; /* nd planes of w * h: plane k holds every pixel's step k */
+    int64_t plane;     /* w * h */
     int32_t w, h;
     int nd;
     const uint8_t *seeds;
@@ -137,16 +138,19 @@ static void publish_rows(scan_ctx *c, int b, int32_t rows)
 static inline float min_f(float a, float b) { return b < a ? b : a; }
 
 /* The steps from the row above into columns [lo, hi) of an 8-connected
- * row, every one of which has both diagonal neighbours: no tests, the
- * loop vectorises. out: the row, up: the row above, cu: its costs. */
-static int64_t row_from_above(float *restrict out, const float *restrict up, const float *restrict cu,
-                              const uint8_t *restrict seeds, int32_t lo, int32_t hi)
+ * row, every one of which has both diagonal neighbours: no tests, and
+ * with the steps in planes every load is contiguous, so the loop
+ * vectorises. out: the row, up: the row above, s, se, sw: its S, SE and
+ * SW steps. */
+static int64_t row_from_above(float *restrict out, const float *restrict up, const float *restrict s,
+                              const float *restrict se, const float *restrict sw, const uint8_t *restrict seeds,
+                              int32_t lo, int32_t hi)
 {
-    int64_t changed = 0;
+    int32_t changed = 0; /* a row's count: 32 bits keep the loop vectorised */
     for (int32_t x = lo; x < hi; x++) {
-        float old = out[x], best = min_f(old, up[x] + cu[4 * x + 1]);
-        best = min_f(best, up[x - 1] + cu[4 * (x - 1) + 2]);
-        best = min_f(best, up[x + 1] + cu[4 * (x + 1) + 3]);
+        float old = out[x], best = min_f(old, up[x] + s[x]);
+        best = min_f(best, up[x - 1] + se[x - 1]);
+        best = min_f(best, up[x + 1] + sw[x + 1]);
         best = seeds[x] == GB_UNMARKED ? best : old;
         changed += best < old;
         out[x] = best;
@@ -154,15 +158,16 @@ static int64_t row_from_above(float *restrict out, const float *restrict up, con
     return changed;
 }
 
-/* The same from the row below, through the row's own forward steps (cr). */
-static int64_t row_from_below(float *restrict out, const float *restrict down, const float *restrict cr,
-                              const uint8_t *restrict seeds, int32_t lo, int32_t hi)
+/* The same from the row below, through the row's own forward steps. */
+static int64_t row_from_below(float *restrict out, const float *restrict down, const float *restrict s,
+                              const float *restrict se, const float *restrict sw, const uint8_t *restrict seeds,
+                              int32_t lo, int32_t hi)
 {
-    int64_t changed = 0;
+    int32_t changed = 0; /* a row's count: 32 bits keep the loop vectorised */
     for (int32_t x = lo; x < hi; x++) {
-        float old = out[x], best = min_f(old, down[x] + cr[4 * x + 1]);
-        best = min_f(best, down[x + 1] + cr[4 * x + 2]);
-        best = min_f(best, down[x - 1] + cr[4 * x + 3]);
+        float old = out[x], best = min_f(old, down[x] + s[x]);
+        best = min_f(best, down[x + 1] + se[x]);
+        best = min_f(best, down[x - 1] + sw[x]);
         best = seeds[x] == GB_UNMARKED ? best : old;
         changed += best < old;
         out[x] = best;
@@ -193,7 +198,7 @@ static int64_t above_forward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x
 {
     const int32_t w = c->w;
     const int nd = c->nd;
-    const float *cost = c->cost;
+    const float *cs = c->cost + c->plane, *cse = cs + c->plane, *csw = cse + c->plane;
     const uint8_t *seeds = c->seeds;
     float *d = c->d;
     int64_t changed = 0, row = (int64_t)y * w;
@@ -201,19 +206,20 @@ static int64_t above_forward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x
         int32_t lo, hi;
         diagonal_span(nd, w, x0, x1, &lo, &hi);
         if (nd == 4)
-            changed += row_from_above(d + row, d + row - w, cost + (row - w) * 4, seeds + row, lo, hi);
+            changed += row_from_above(d + row, d + row - w, cs + row - w, cse + row - w, csw + row - w, seeds + row,
+                                      lo, hi);
         for (int32_t x = x0; x < x1; x++) {
             if (x == lo)
                 x = hi;
             if (x >= x1)
                 break;
             int64_t p = row + x, q = p - w;
-            float old = d[p], best = min_f(old, d[q] + cost[q * nd + 1]);
+            float old = d[p], best = min_f(old, d[q] + cs[q]);
             if (nd == 4) {
                 if (x > 0)
-                    best = min_f(best, d[q - 1] + cost[(q - 1) * nd + 2]);
+                    best = min_f(best, d[q - 1] + cse[q - 1]);
                 if (x + 1 < w)
-                    best = min_f(best, d[q + 1] + cost[(q + 1) * nd + 3]);
+                    best = min_f(best, d[q + 1] + csw[q + 1]);
             }
             best = seeds[p] == GB_UNMARKED ? best : old;
             changed += best < old;
@@ -241,8 +247,7 @@ static inline int chain_step(float *d, int64_t p, float step, float *prev)
  * the steps are the same for both. */
 static int64_t chain_forward(const scan_ctx *c, float *da, float *db, int32_t y, int32_t x0, int32_t x1)
 {
-    const int nd = c->nd;
-    const float *cost = c->cost;
+    const float *ce = c->cost; /* the E steps */
     const uint8_t *seeds = c->seeds;
     int64_t changed = 0, row = (int64_t)y * c->w;
     int32_t xs = x0 > 0 ? x0 : 1;
@@ -251,7 +256,7 @@ static int64_t chain_forward(const scan_ctx *c, float *da, float *db, int32_t y,
     float pa = da[row + xs - 1], pb = db ? db[row + xs - 1] : 0.0f;
     for (int32_t x = xs; x < x1; x++) {
         int64_t p = row + x;
-        float step = seeds[p] == GB_UNMARKED ? cost[(p - 1) * nd + 0] : INFINITY;
+        float step = seeds[p] == GB_UNMARKED ? ce[p - 1] : INFINITY;
         changed += chain_step(da, p, step, &pa);
         if (db)
             changed += chain_step(db, p, step, &pb);
@@ -268,7 +273,7 @@ static int64_t below_backward(const scan_ctx *c, int32_t y, int32_t x0, int32_t 
 {
     const int32_t w = c->w, h = c->h;
     const int nd = c->nd;
-    const float *cost = c->cost;
+    const float *cs = c->cost + c->plane, *cse = cs + c->plane, *csw = cse + c->plane;
     const uint8_t *seeds = c->seeds;
     float *d = c->d;
     int64_t changed = 0, row = (int64_t)y * w;
@@ -276,20 +281,19 @@ static int64_t below_backward(const scan_ctx *c, int32_t y, int32_t x0, int32_t 
         int32_t lo, hi;
         diagonal_span(nd, w, x0, x1, &lo, &hi);
         if (nd == 4)
-            changed += row_from_below(d + row, d + row + w, cost + row * 4, seeds + row, lo, hi);
+            changed += row_from_below(d + row, d + row + w, cs + row, cse + row, csw + row, seeds + row, lo, hi);
         for (int32_t x = x0; x < x1; x++) {
             if (x == lo)
                 x = hi;
             if (x >= x1)
                 break;
             int64_t p = row + x, q = p + w;
-            const float *cp = cost + p * nd;
-            float old = d[p], best = min_f(old, d[q] + cp[1]);
+            float old = d[p], best = min_f(old, d[q] + cs[p]);
             if (nd == 4) {
                 if (x + 1 < w)
-                    best = min_f(best, d[q + 1] + cp[2]);
+                    best = min_f(best, d[q + 1] + cse[p]);
                 if (x > 0)
-                    best = min_f(best, d[q - 1] + cp[3]);
+                    best = min_f(best, d[q - 1] + csw[p]);
             }
             best = seeds[p] == GB_UNMARKED ? best : old;
             changed += best < old;
@@ -302,8 +306,7 @@ static int64_t below_backward(const scan_ctx *c, int32_t y, int32_t x0, int32_t 
 static int64_t chain_backward(const scan_ctx *c, float *da, float *db, int32_t y, int32_t x0, int32_t x1)
 {
     const int32_t w = c->w;
-    const int nd = c->nd;
-    const float *cost = c->cost;
+    const float *ce = c->cost; /* the E steps */
     const uint8_t *seeds = c->seeds;
     int64_t changed = 0, row = (int64_t)y * w;
     int32_t xs = (x1 < w ? x1 : w - 1) - 1;
@@ -312,7 +315,7 @@ static int64_t chain_backward(const scan_ctx *c, float *da, float *db, int32_t y
     float pa = da[row + xs + 1], pb = db ? db[row + xs + 1] : 0.0f;
     for (int32_t x = xs; x >= x0; x--) {
         int64_t p = row + x;
-        float step = seeds[p] == GB_UNMARKED ? cost[p * nd + 0] : INFINITY;
+        float step = seeds[p] == GB_UNMARKED ? ce[p] : INFINITY;
         changed += chain_step(da, p, step, &pa);
         if (db)
             changed += chain_step(db, p, step, &pb);
@@ -353,6 +356,7 @@ static void *scan_block(void *arg)
     scan_worker *sw = arg;
     scan_ctx *c = sw->c;
     const float *cost = c->cost;
+    const int64_t plane = c->plane;
     const int32_t w = c->w, h = c->h, x0 = c->bx[sw->t], x1 = c->bx[sw->t + 1];
     const int nd = c->nd, t = sw->t, last = c->nblocks - 1;
     const uint8_t *seeds = c->seeds;
@@ -385,14 +389,14 @@ static void *scan_block(void *arg)
                 float best = d[p];
                 int64_t from = -1;
                 if (x > 0)
-                    relax(&best, &from, d, p - 1, cost[(p - 1) * nd + 0]);
+                    relax(&best, &from, d, p - 1, cost[p - 1]);
                 if (y > 0)
-                    relax(&best, &from, d, p - w, cost[(p - w) * nd + 1]);
+                    relax(&best, &from, d, p - w, cost[plane + p - w]);
                 if (nd == 4 && y > 0) {
                     if (x > 0)
-                        relax(&best, &from, d, p - w - 1, cost[(p - w - 1) * nd + 2]);
+                        relax(&best, &from, d, p - w - 1, cost[2 * plane + p - w - 1]);
                     if (x + 1 < w)
-                        relax(&best, &from, d, p - w + 1, cost[(p - w + 1) * nd + 3]);
+                        relax(&best, &from, d, p - w + 1, cost[3 * plane + p - w + 1]);
                 }
                 changed += settle(d, parent, p, best, from);
             }
@@ -408,7 +412,7 @@ static void *scan_block(void *arg)
                 for (int q = 0; q < nd; q++) {
                     int32_t qx = x + GDX[q], qy = y + GDY[q];
                     if (qx >= 0 && qx < w && qy < h)
-                        relax(&best, &from, d, (int64_t)qy * w + qx, cost[p * nd + q]);
+                        relax(&best, &from, d, (int64_t)qy * w + qx, cost[q * plane + p]);
                 }
                 changed += settle(d, parent, p, best, from);
             }
@@ -472,16 +476,22 @@ static void scan_init(scan_ctx *c, uint8_t which, double border)
 {
     const int32_t w = c->w, h = c->h;
     const uint8_t *seeds = c->seeds;
-    for (int32_t y = 0; y < h; y++)
-        for (int32_t x = 0; x < w; x++) {
-            int64_t i = (int64_t)y * w + x;
-            int edge = x == 0 || y == 0 || x == w - 1 || y == h - 1;
-            c->d[i] = seeds[i] == which ? 0.0f
-                      : border >= 0 && edge && seeds[i] == GB_UNMARKED ? (float)border
-                      : INFINITY;
-            if (c->parent)
-                c->parent[i] = -1;
-        }
+    const float at_border = border >= 0 ? (float)border : INFINITY;
+    for (int32_t y = 0; y < h; y++) {
+        /* unseeded pixels: the border's start on the top and bottom rows,
+         * and in the first and last columns (set after the loop, which
+         * stays free of tests) */
+        const float rest = y == 0 || y == h - 1 ? at_border : INFINITY;
+        const uint8_t *sr = seeds + (int64_t)y * w;
+        float *dr = c->d + (int64_t)y * w;
+        for (int32_t x = 0; x < w; x++)
+            dr[x] = sr[x] == which ? 0.0f : sr[x] == GB_UNMARKED ? rest : INFINITY;
+        dr[0] = sr[0] == GB_UNMARKED ? at_border : dr[0];
+        dr[w - 1] = sr[w - 1] == GB_UNMARKED ? at_border : dr[w - 1];
+        if (c->parent)
+            for (int32_t x = 0; x < w; x++)
+                c->parent[(int64_t)y * w + x] = -1;
+    }
 }
 
 static void scan(scan_ctx *c, uint8_t which, double border)
@@ -509,7 +519,8 @@ static void *scan_region(void *arg)
     return NULL;
 }
 
-/* Step costs of rows [y0, y1): per pixel, its nd forward steps. */
+/* Step costs of rows [y0, y1), into nd planes (plane k: every pixel's
+ * step k; infinity where the neighbour is outside). */
 typedef struct cost_job {
     const uint8_t *rgb;
     int32_t width, y0, y1, height;
@@ -522,26 +533,33 @@ typedef struct cost_job {
 static void *cost_rows(void *arg)
 {
     const cost_job *j = arg;
+    const int32_t w = j->width;
+    const int64_t plane = (int64_t)w * j->height;
     for (int32_t y = j->y0; y < j->y1; y++)
-        for (int32_t x = 0; x < j->width; x++) {
-            int64_t p = (int64_t)y * j->width + x;
-            for (int k = 0; k < j->nd; k++) {
-                int32_t qx = x + GDX[k], qy = y + GDY[k];
-                float c = INFINITY;
-                if (qx >= 0 && qx < j->width && qy < j->height) {
-                    int32_t dist2;
-                    if (j->pair_d2) {
-                        dist2 = j->pair_d2[p * j->nd + k];
-                    } else {
-                        const uint8_t *a = j->rgb + 3 * p, *b = j->rgb + 3 * ((int64_t)qy * j->width + qx);
-                        int32_t d0 = (int32_t)a[0] - b[0], d1 = (int32_t)a[1] - b[1], d2 = (int32_t)a[2] - b[2];
-                        dist2 = d0 * d0 + d1 * d1 + d2 * d2;
-                    }
-                    double len = (GDX[k] && GDY[k]) ? M_SQRT2 : 1.0;
-                    c = (float)(len * (GEO_EPS + 1.0 - j->similarity[dist2]));
+        for (int k = 0; k < j->nd; k++) {
+            const int64_t row = (int64_t)y * w;
+            float *out = j->cost + k * plane + row;
+            const double len = (GDX[k] && GDY[k]) ? M_SQRT2 : 1.0;
+            /* the columns whose step k stays inside the photo */
+            int32_t lo = GDX[k] < 0 ? 1 : 0, hi = GDX[k] > 0 ? w - 1 : w;
+            if (y + GDY[k] >= j->height)
+                lo = hi = 0;
+            for (int32_t x = 0; x < lo; x++)
+                out[x] = INFINITY;
+            for (int32_t x = lo; x < hi; x++) {
+                int64_t p = row + x;
+                int32_t dist2;
+                if (j->pair_d2) {
+                    dist2 = j->pair_d2[p * j->nd + k];
+                } else {
+                    const uint8_t *a = j->rgb + 3 * p, *b = j->rgb + 3 * (p + (int64_t)GDY[k] * w + GDX[k]);
+                    int32_t d0 = (int32_t)a[0] - b[0], d1 = (int32_t)a[1] - b[1], d2 = (int32_t)a[2] - b[2];
+                    dist2 = d0 * d0 + d1 * d1 + d2 * d2;
                 }
-                j->cost[p * j->nd + k] = c;
+                out[x] = (float)(len * (GEO_EPS + 1.0 - j->similarity[dist2]));
             }
+            for (int32_t x = hi > lo ? hi : lo; x < w; x++)
+                out[x] = INFINITY;
         }
     return NULL;
 }
@@ -601,6 +619,7 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
             pthread_cond_init(&cr->sync[t].moved, NULL);
         }
         cr->cost = cost;
+        cr->plane = npx;
         cr->w = width;
         cr->h = height;
         cr->nd = nd;
