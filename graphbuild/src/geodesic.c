@@ -198,7 +198,8 @@ static int64_t above_forward(const scan_ctx *c, int32_t y, int32_t x0, int32_t x
 {
     const int32_t w = c->w;
     const int nd = c->nd;
-    const float *cs = c->cost + c->plane, *cse = cs + c->plane, *csw = cse + c->plane;
+    const float *cs = c->cost + c->plane; /* S; SE and SW only when 8-connected */
+    const float *cse = nd == 4 ? cs + c->plane : NULL, *csw = nd == 4 ? cse + c->plane : NULL;
     const uint8_t *seeds = c->seeds;
     float *d = c->d;
     int64_t changed = 0, row = (int64_t)y * w;
@@ -273,7 +274,8 @@ static int64_t below_backward(const scan_ctx *c, int32_t y, int32_t x0, int32_t 
 {
     const int32_t w = c->w, h = c->h;
     const int nd = c->nd;
-    const float *cs = c->cost + c->plane, *cse = cs + c->plane, *csw = cse + c->plane;
+    const float *cs = c->cost + c->plane; /* S; SE and SW only when 8-connected */
+    const float *cse = nd == 4 ? cs + c->plane : NULL, *csw = nd == 4 ? cse + c->plane : NULL;
     const uint8_t *seeds = c->seeds;
     float *d = c->d;
     int64_t changed = 0, row = (int64_t)y * w;
