@@ -89,32 +89,61 @@ static int has_sink_arc(const build *b, int64_t i) { return b->all_terminals || 
 /* Each pair's squared colour distance, once: into w (the weights pass
  * and the geodesic step costs read it), its sum for beta, and which
  * distances occur (only those get a similarity). */
+static inline int32_t beta_pair(const uint8_t *p, const uint8_t *q, _Atomic uint8_t *present, int64_t *sum)
+{
+    int32_t d2 = colour_dist2(p, q);
+    *sum += d2;
+    gb_mark(&present[d2]);
+    return d2;
+}
+
 static void pass_beta(build *b, band *bd)
 {
     const int nd = b->nd;
+    const int32_t width = b->width;
     int64_t off[4];
     for (int d = 0; d < nd; d++)
-        off[d] = 3 * ((int64_t)FDY[d] * b->width + FDX[d]);
+        off[d] = 3 * ((int64_t)FDY[d] * width + FDX[d]);
     _Atomic uint8_t *present = b->present;
     /* sums in locals: through bd they were a load and a store a pair */
     int64_t sum = 0, pairs = 0;
-    for (int32_t y = bd->y0; y < bd->y1; y++)
-        for (int32_t x = 0; x < b->width; x++) {
-            int64_t pi = (int64_t)y * b->width + x;
+    for (int32_t y = bd->y0; y < bd->y1; y++) {
+        /* the columns [lo, hi) that have every forward neighbour take the
+         * loop without tests (unrolled for 8 and 4 neighbours), the
+         * others the general one */
+        int32_t lo = nd == 4 ? 1 : 0, hi = y + 1 < b->height ? width - 1 : 0;
+        hi = hi > lo ? hi : lo;
+        for (int32_t x = 0; x < width; x++) {
+            int64_t pi = (int64_t)y * width + x;
             const uint8_t *p = b->rgb + 3 * pi;
             int32_t *wd = b->w + pi * nd;
-            int inside = all_forward(b, x, y);
+            if (x == lo && hi > lo) {
+                if (nd == 4)
+                    for (; x < hi; x++, p += 3, wd += 4) {
+                        wd[0] = beta_pair(p, p + off[0], present, &sum);
+                        wd[1] = beta_pair(p, p + off[1], present, &sum);
+                        wd[2] = beta_pair(p, p + off[2], present, &sum);
+                        wd[3] = beta_pair(p, p + off[3], present, &sum);
+                    }
+                else
+                    for (; x < hi; x++, p += 3, wd += 2) {
+                        wd[0] = beta_pair(p, p + off[0], present, &sum);
+                        wd[1] = beta_pair(p, p + off[1], present, &sum);
+                    }
+                pairs += (int64_t)nd * (hi - lo);
+                x--; /* the loop's x++ moves to hi */
+                continue;
+            }
             for (int d = 0; d < nd; d++) {
                 int32_t d2 = -1;
-                if (inside || valid(b, x, y, d)) {
-                    d2 = colour_dist2(p, p + off[d]);
-                    sum += d2;
+                if (valid(b, x, y, d)) {
+                    d2 = beta_pair(p, p + off[d], present, &sum);
                     pairs++;
-                    gb_mark(&present[d2]);
                 }
                 wd[d] = d2;
             }
         }
+    }
     bd->dist_sum = sum;
     bd->pairs = pairs;
 }
