@@ -243,26 +243,30 @@ static void band_counts(build *b, band *bd, int64_t source_arcs, int64_t sink_ar
         }
 }
 
-/* Terminal capacities, pre-cancelled; counts each band's arcs. */
+/* Terminal capacities, pre-cancelled; counts each band's arcs. The
+ * build's options are read once, outside the pixel loop. */
 static void pass_terminals(build *b, band *bd)
 {
+    const uint8_t *seeds = b->seeds;
+    const int prior = b->dist_bg != NULL, all = b->all_terminals;
+    int32_t *term = b->term, *cancelled = b->cancelled;
     int64_t offset = 0, source_arcs = 0, sink_arcs = 0;
     for (int32_t y = bd->y0; y < bd->y1; y++) {
         int32_t src = 0, snk = 0;
-        for (int32_t x = 0; x < b->width; x++) {
-            int64_t i = (int64_t)y * b->width + x;
+        for (int64_t i = (int64_t)y * b->width, end = i + b->width; i < end; i++) {
             int32_t cs, ct;
-            uint8_t seed = b->seeds ? b->seeds[i] : GB_UNMARKED;
+            uint8_t seed = seeds ? seeds[i] : GB_UNMARKED;
             pixel_terminals(b->rgb + 3 * i, seed, b->models, b->K, &cs, &ct);
-            if (b->dist_bg && seed == GB_UNMARKED)
+            if (prior && seed == GB_UNMARKED)
                 add_geodesic_prior(b, i, &cs, &ct);
-            int32_t m = cs < ct ? cs : ct;
+            int32_t m = cs < ct ? cs : ct, t = cs - ct;
             offset += m;
-            if (b->cancelled)
-                b->cancelled[i] = m;
-            b->term[i] = cs - ct;
-            src += has_source_arc(b, i);
-            snk += has_sink_arc(b, i);
+            if (cancelled)
+                cancelled[i] = m;
+            term[i] = t;
+            /* has_source_arc and has_sink_arc of the value just stored */
+            src += all | (t > 0);
+            snk += all | (t < 0);
         }
         if (b->row_sources) {
             b->row_sources[y] = src;
