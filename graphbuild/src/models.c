@@ -295,23 +295,27 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
     for (int iter = 0; iter < 6; iter++) {
         int used = 0;
         gauss next[MAX_K];
-        /* one pass over the samples for every component: each sum still
-         * adds its terms in sample order, so the results are those of a
-         * pass per component */
+        /* a pass over the samples per component, its 13 sums in locals
+         * (in arrays indexed by component each term was a load and a
+         * store); every sum adds its terms in sample order */
         double n[MAX_K] = {0}, sum[MAX_K][3] = {{0}}, sq[MAX_K][9] = {{0}};
-        for (int32_t i = 0; i < count; i++) {
-            const double *x = &s[3 * i], *ri = &resp[(size_t)of[i] * k];
-            for (int j = 0; j < k; j++) {
-                double r = ri[j];
+        for (int j = 0; j < k; j++) {
+            double nj = 0, m[3] = {0, 0, 0}, q[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+            for (int32_t i = 0; i < count; i++) {
+                const double *x = &s[3 * i];
+                double r = resp[(size_t)of[i] * k + j];
                 if (r <= 0)
                     continue;
-                n[j] += r;
+                nj += r;
                 for (int a = 0; a < 3; a++) {
-                    sum[j][a] += r * x[a];
+                    m[a] += r * x[a];
                     for (int b = 0; b < 3; b++)
-                        sq[j][3 * a + b] += r * x[a] * x[b];
+                        q[3 * a + b] += r * x[a] * x[b];
                 }
             }
+            n[j] = nj;
+            memcpy(sum[j], m, sizeof m);
+            memcpy(sq[j], q, sizeof q);
         }
         for (int j = 0; j < k; j++) {
             if (n[j] < 1e-9)
