@@ -492,7 +492,7 @@ int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8
     int64_t npx = (int64_t)width * height;
     int threads = gb_threads(p);
     threads = threads > MAX_THREADS ? MAX_THREADS : threads;
-    gb_models *m = mf_calloc_big(1, sizeof *m);
+    gb_models *m = mf_alloc_big(sizeof *m); /* every entry is written below */
     /* only the colours of this photo need a cost: a 0.2 Mpx photo uses a
      * small part of the table, and evaluating the mixtures is the cost */
     uint8_t *present = mf_calloc_big(GB_LUT_SIZE, 1);
