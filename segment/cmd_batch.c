@@ -44,7 +44,7 @@ static void usage(FILE *f)
             "  --gpus all|none|I,J,..  CUDA devices that solve (default all; none = CPU engine)\n"
             "  --per-gpu N           photos each GPU solves at once, each on a stream of its own\n"
             "                        (default 4: small solves wait on launches, not on the GPU)\n"
-            "  --per-launch N        photos one launch solves together, as one network (default 8;\n"
+            "  --per-launch N        photos one launch solves together, as one network (default 16;\n"
             "                        up to 4 M pixels in all): a BFS level serves them all\n"
             "  --shard K/N           process only the K-th of N shards of the sorted inputs\n"
             "  --json                one JSON line per input on stdout\n"
@@ -515,7 +515,7 @@ int cmd_batch(int argc, char **argv)
     const char *out_dir = NULL, *seeds_dir = NULL, *list_path = NULL, *overlay_dir = NULL, *cutout_dir = NULL;
     const char *seed_file = NULL; /* --seeds or --trimap: segment's, refused here */
     int recursive = 0, force = 0, json = 0, show_time = 0, no_progress = 0, shard_k = 1, shard_n = 1, c;
-    int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0, per_gpu = 4, per_launch = 8;
+    int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0, per_gpu = 4, per_launch = 16;
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t iv;
     optind = 1;
