@@ -199,8 +199,11 @@ static void run_sample_pass(sample_pass base, int32_t count, int threads)
 static int distinct_colours(const double *s, int32_t count, double **u_out, int32_t *nu_out, int32_t **of_out)
 {
     size_t slots = 1024;
-    while (slots < 2 * (size_t)count)
+    int bits = 10;
+    while (slots < 2 * (size_t)count) {
         slots *= 2;
+        bits++;
+    }
     int32_t *slot = mf_alloc_big(sizeof(int32_t) * slots), *of = mf_alloc_big(sizeof(int32_t) * (size_t)count);
     double *u = mf_alloc_big(sizeof(double) * 3 * (size_t)count);
     if (!slot || !of || !u) {
@@ -216,7 +219,7 @@ static int distinct_colours(const double *s, int32_t count, double **u_out, int3
         const double *x = &s[3 * i];
         /* the samples are 8-bit colours */
         uint32_t key = ((uint32_t)x[0] << 16) | ((uint32_t)x[1] << 8) | (uint32_t)x[2];
-        size_t h = (key * 2654435761u) & (slots - 1);
+        size_t h = (uint32_t)(key * 2654435761u) >> (32 - bits); /* the product's top bits: all of key's */
         while (slot[h] >= 0 && memcmp(&u[3 * slot[h]], x, 3 * sizeof *x))
             h = (h + 1) & (slots - 1);
         if (slot[h] < 0) {
