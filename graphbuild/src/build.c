@@ -86,9 +86,7 @@ static inline int all_backward(const build *b, int32_t x, int32_t y)
 static int has_source_arc(const build *b, int64_t i) { return b->all_terminals || b->term[i] > 0; }
 static int has_sink_arc(const build *b, int64_t i) { return b->all_terminals || b->term[i] < 0; }
 
-/* Each pair's squared colour distance, once: into w (the weights pass
- * and the geodesic step costs read it), its sum for beta, and which
- * distances occur (only those get a similarity). */
+/* One pair of pass_beta: its distance, added to the sum and marked. */
 static inline int32_t beta_pair(const uint8_t *p, const uint8_t *q, _Atomic uint8_t *present, int64_t *sum)
 {
     int32_t d2 = colour_dist2(p, q);
@@ -97,6 +95,9 @@ static inline int32_t beta_pair(const uint8_t *p, const uint8_t *q, _Atomic uint
     return d2;
 }
 
+/* Each pair's squared colour distance, once: into w (the weights pass
+ * and the geodesic step costs read it), its sum for beta, and which
+ * distances occur (only those get a similarity). */
 static void pass_beta(build *b, band *bd)
 {
     const int nd = b->nd;
