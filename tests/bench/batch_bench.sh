@@ -5,7 +5,8 @@
 # them), with the CPU engine and, where a device exists, the GPU; the
 # per-stage totals show what limits throughput. Needs python3 with
 # OpenCV; skipped when seg-dev is absent. BATCH_COPIES (default 16): seg-dev that many
-# times over as well, the steady state.
+# times over as well, the steady state. Last, bench_stages (built beside FLOWCUT, or
+# BENCH_STAGES): the workers' CPU stages a photo on 1 and on every thread, without the solve.
 #   tests/bench/batch_bench.sh FLOWCUT [N12 (default 50)] [engines (default "cpu gpu"; also gpu1:
 #   the first GPU only; gpu-single: every GPU, one photo a launch (--per-launch 1); auto: the
 #   default engine)]
@@ -78,6 +79,13 @@ if [ "$COPIES" -gt 1 ]; then
     for e in $ENGINES; do run "seg-dev x$COPIES" "$e" "$T/many" "$T/many-seeds"; done
 fi
 [ "$N12" -gt 0 ] && for e in $ENGINES; do run "$N12 photos at 12 Mpx" "$e" "$T/big" "$T/big-seeds"; done
+# what the workers' stages cost on this host's cores, one photo a thread without the solve
+# (bench_stages, built beside flowcut): how fast a machine's cores are sets the batch's rate
+STAGES=${BENCH_STAGES:-$(dirname "$F")/../tests/bench/bench_stages}
+if [ -x "$STAGES" ]; then
+    "$STAGES" --threads 1 "$DEV/images" "$T/dev-seeds" | sed 's/^bench_stages: /stages: /'
+    "$STAGES" --threads "$(nproc)" --copies 4 "$DEV/images" "$T/dev-seeds" | sed 's/^bench_stages: /stages: /'
+fi
 # masks must not depend on the engine or the number of GPUs
 for set in "seg-dev (0.4 Mpx)" "seg-dev x$COPIES" "$N12 photos at 12 Mpx"; do
     ref=
