@@ -40,6 +40,20 @@ int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, i
     if (kind == SEG_SEEDS_LABELS && channels == 3)
         kind = SEG_SEEDS_SCRIBBLE; /* a colour seed image: scribbles in the default colours */
     int64_t fg = 0, bg = 0;
+    if (kind == SEG_SEEDS_LABELS && channels == 1) {
+        /* the common label image, in a loop of its own that vectorises:
+         * values 1 and 2 are GB_FOREGROUND and GB_BACKGROUND themselves */
+        _Static_assert(GB_FOREGROUND == 1 && GB_BACKGROUND == 2, "label values are graphbuild's");
+        for (int64_t i = 0; i < npx; i++) {
+            const uint8_t v = seeds[i], l = v == GB_FOREGROUND || v == GB_BACKGROUND ? v : GB_UNMARKED;
+            labels[i] = l;
+            fg += l == GB_FOREGROUND;
+            bg += l == GB_BACKGROUND;
+        }
+        *nfg = fg;
+        *nbg = bg;
+        return (int)kind;
+    }
     for (int64_t i = 0; i < npx; i++) {
         const uint8_t *px = seeds + i * channels;
         uint8_t l = GB_UNMARKED;
