@@ -105,6 +105,17 @@ expect_exit 1 "no foreground seed" -- "$FLOWCUT" segment "$IMG" --seeds "$TMPD/t
 expect_stderr "t.png: no foreground seed" "no foreground message"
 expect_exit 1 "corrupt image" -- "$FLOWCUT" segment "$DATA/truncated.jpg" --seeds "$SEEDS" -o "$TMPD/x.png"
 expect_stderr "truncated.jpg: corrupt JPEG" "corrupt image message"
+# the first IDAT chunk's CRC-32 damaged, its data intact: still an error (the zlib stream's
+# Adler-32 is not checked, the chunks' CRCs are)
+python3 - "$IMG" "$TMPD/badcrc.png" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+i = d.find(b"IDAT")
+d[i + 4 + struct.unpack(">I", d[i - 4:i])[0]] ^= 0xFF
+open(sys.argv[2], "wb").write(d)
+PY
+expect_exit 1 "IDAT CRC damaged" -- "$FLOWCUT" segment "$TMPD/badcrc.png" --seeds "$SEEDS" -o "$TMPD/x.png"
+expect_stderr "badcrc.png: corrupt PNG: IDAT: CRC error" "IDAT CRC message"
 expect_exit 1 "huge header" -- "$FLOWCUT" segment "$DATA/huge-header.png" --seeds "$SEEDS" -o "$TMPD/x.png"
 expect_stderr "huge-header.png: 200000x200000 pixels exceed" "huge header message"
 [ ! -e "$TMPD/x.png" ] && pass || fail "failed run left an output"
