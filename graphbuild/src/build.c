@@ -95,6 +95,25 @@ static inline int32_t beta_pair(const uint8_t *p, const uint8_t *q, _Atomic uint
     return d2;
 }
 
+/* pass_beta's pixels near the edges: the forward pairs that exist, -1
+ * in w for the others; returns the pairs. */
+static int beta_edge_pixel(build *b, int32_t x, int32_t y, const int64_t *off, int64_t *sum)
+{
+    int64_t pi = (int64_t)y * b->width + x;
+    const uint8_t *p = b->rgb + 3 * pi;
+    int32_t *wd = b->w + pi * b->nd;
+    int pairs = 0;
+    for (int d = 0; d < b->nd; d++) {
+        int32_t d2 = -1;
+        if (valid(b, x, y, d)) {
+            d2 = beta_pair(p, p + off[d], b->present, sum);
+            pairs++;
+        }
+        wd[d] = d2;
+    }
+    return pairs;
+}
+
 /* Each pair's squared colour distance, once: into w (the weights pass
  * and the geodesic step costs read it), its sum for beta, and which
  * distances occur (only those get a similarity). */
@@ -109,41 +128,30 @@ static void pass_beta(build *b, band *bd)
     /* sums in locals: through bd they were a load and a store a pair */
     int64_t sum = 0, pairs = 0;
     for (int32_t y = bd->y0; y < bd->y1; y++) {
-        /* the columns [lo, hi) that have every forward neighbour take the
+        /* the columns [lo, hi) that have every forward neighbour take a
          * loop without tests (unrolled for 8 and 4 neighbours), the
-         * others the general one */
+         * others beta_edge_pixel */
         int32_t lo = nd == 4 ? 1 : 0, hi = y + 1 < b->height ? width - 1 : 0;
         hi = hi > lo ? hi : lo;
-        for (int32_t x = 0; x < width; x++) {
-            int64_t pi = (int64_t)y * width + x;
-            const uint8_t *p = b->rgb + 3 * pi;
-            int32_t *wd = b->w + pi * nd;
-            if (x == lo && hi > lo) {
-                if (nd == 4)
-                    for (; x < hi; x++, p += 3, wd += 4) {
-                        wd[0] = beta_pair(p, p + off[0], present, &sum);
-                        wd[1] = beta_pair(p, p + off[1], present, &sum);
-                        wd[2] = beta_pair(p, p + off[2], present, &sum);
-                        wd[3] = beta_pair(p, p + off[3], present, &sum);
-                    }
-                else
-                    for (; x < hi; x++, p += 3, wd += 2) {
-                        wd[0] = beta_pair(p, p + off[0], present, &sum);
-                        wd[1] = beta_pair(p, p + off[1], present, &sum);
-                    }
-                pairs += (int64_t)nd * (hi - lo);
-                x--; /* the loop's x++ moves to hi */
-                continue;
+        for (int32_t x = 0; x < lo && x < width; x++)
+            pairs += beta_edge_pixel(b, x, y, off, &sum);
+        const uint8_t *p = b->rgb + 3 * ((int64_t)y * width + lo);
+        int32_t *wd = b->w + ((int64_t)y * width + lo) * nd;
+        if (nd == 4)
+            for (int32_t x = lo; x < hi; x++, p += 3, wd += 4) {
+                wd[0] = beta_pair(p, p + off[0], present, &sum);
+                wd[1] = beta_pair(p, p + off[1], present, &sum);
+                wd[2] = beta_pair(p, p + off[2], present, &sum);
+                wd[3] = beta_pair(p, p + off[3], present, &sum);
             }
-            for (int d = 0; d < nd; d++) {
-                int32_t d2 = -1;
-                if (valid(b, x, y, d)) {
-                    d2 = beta_pair(p, p + off[d], present, &sum);
-                    pairs++;
-                }
-                wd[d] = d2;
+        else
+            for (int32_t x = lo; x < hi; x++, p += 3, wd += 2) {
+                wd[0] = beta_pair(p, p + off[0], present, &sum);
+                wd[1] = beta_pair(p, p + off[1], present, &sum);
             }
-        }
+        pairs += (int64_t)nd * (hi - lo);
+        for (int32_t x = hi; x < width; x++)
+            pairs += beta_edge_pixel(b, x, y, off, &sum);
     }
     bd->dist_sum = sum;
     bd->pairs = pairs;
