@@ -9,6 +9,8 @@
 # ../shared/peers/build.sh, or - to time flowcut alone. With the peers, `flowcut maxflow` of the
 # same network on 1 thread also prints its set-up and search apart, beside EIBFS's init and
 # solve. NOPRIOR=1: the networks without the geodesic prior (λ 150, as before issue 15).
+# PEERS / PEERS12 pick the peers; `liusun` is the review's parallel BK (Liu & Sun's bottom-up
+# merging), on LIUSUN_BLOCKS row bands (default 16) and the 8 threads its demo fixes.
 set -uo pipefail
 F=${1:?usage: cpu_scaling.sh FLOWCUT PEERS_DIR|- [SIZES] [THREADS]}
 P=${2:--}
@@ -42,18 +44,25 @@ for s in $SIZES; do
     [ "$P" = - ] && continue
     "$F" graph "$T/img$s.png" --seeds "$T/seeds$s.png" "${NET[@]}" -o "$T/g.max" -f
     j=$("$F" maxflow "$T/g.max" --engine cpu --cpu-algorithm bk --threads 1 --json)
+    val=$(grep -oE '"flow": [0-9]+' <<<"$j" | awk '{print $2}')
+    nv=$(sed -n '/^p max/{s/^p max \([0-9]*\) .*/\1/p;q}' "$T/g.max")
     e=$(grep -oE '"engine": [0-9.e-]+' <<<"$j" | awk '{print $2}')
     su=$(grep -oE '"setup": [0-9.e-]+' <<<"$j" | awk '{print $2}')
     printf "%-5s %-14s %s (set-up %s, search %s)\n" "$s" "maxflow bk t1" "$e" "$su" \
         "$(awk -v a="$e" -v b="$su" 'BEGIN { printf "%.6f", a - b }')"
     "$P/bench_io" dimacs_to_bbk "$T/g.max" >/dev/null 2>&1
     rm -f "$T/g.max"
-    peers=${PEERS:-bk mbk eibfs eibfs_i hpf}
-    [ "$s" = 12 ] && peers=${PEERS12:-eibfs eibfs_i}
+    peers=${PEERS:-bk mbk eibfs eibfs_i hpf liusun}
+    [ "$s" = 12 ] && peers=${PEERS12:-eibfs eibfs_i liusun}
     for p in $peers; do
+        if [ "$p" = liusun ]; then
+            # the pixels are vertices 1..W*H of the network, the peers' 0..W*H-1
+            ${PYTHON:-python3} "$ROOT/tests/bench/peer_blocks.py" "$T/g.max.bbk.blk" $((nv - 2)) "${LIUSUN_BLOCKS:-16}" || continue
+        fi
         out=$(timeout 200 "$P/demo" "$T/g.max.bbk" "$p" 2>&1)
-        printf "%-5s %-14s %s%s\n" "$s" "$p" "$(sed -n 's/^solving\.\.\. \([0-9.e-]*\) seconds.*/\1/p' <<<"$out" | head -n1)" \
+        printf "%-5s %-14s %s%s\n" "$s" "$p" "$(sed -n 's/^solv.*\.\.\. \(solved in \)\{0,1\}\([0-9.e-]*\) seconds.*/\2/p' <<<"$out" | head -n1)" \
             "$(sed -n 's/^init\.\.\. \([0-9.e-]*\) seconds.*/ (init \1)/p' <<<"$out" | head -n1)"
+        grep -q "flow: $val\$" <<<"$out" || echo "$s Mpx: $p FLOW DIFFERS (flowcut $val)"
     done
-    rm -f "$T/g.max.bbk"
+    rm -f "$T/g.max.bbk" "$T/g.max.bbk.blk"
 done
