@@ -14,12 +14,6 @@
  * forward neighbours; each arc carries both directions) */
 static const int FDX[4] = {1, 0, 1, -1}, FDY[4] = {0, 1, 1, 1};
 
-static int32_t colour_dist2(const uint8_t *a, const uint8_t *b)
-{
-    int32_t d0 = (int32_t)a[0] - b[0], d1 = (int32_t)a[1] - b[1], d2 = (int32_t)a[2] - b[2];
-    return d0 * d0 + d1 * d1 + d2 * d2;
-}
-
 /* The build runs in row bands on all cores. Every sum across bands is an
  * integer, so the network is the same whatever the number of threads. */
 #define MAX_BANDS 256
@@ -89,7 +83,7 @@ static int has_sink_arc(const build *b, int64_t i) { return b->all_terminals || 
 /* One pair of pass_beta: its distance, added to the sum and marked. */
 static inline int32_t beta_pair(const uint8_t *p, const uint8_t *q, _Atomic uint8_t *present, int64_t *sum)
 {
-    int32_t d2 = colour_dist2(p, q);
+    int32_t d2 = gb_colour_dist2(p, q);
     *sum += d2;
     gb_mark(&present[d2]);
     return d2;

@@ -3,6 +3,7 @@
 #define FLOWCUT_GB_INTERNAL_H
 
 #include <stdatomic.h>
+#include <stdint.h>
 
 /* C11 without extensions does not define these */
 #ifndef M_PI
@@ -29,6 +30,14 @@ static inline void gb_mark(_Atomic unsigned char *flag)
 {
     if (!atomic_load_explicit(flag, memory_order_relaxed))
         atomic_store_explicit(flag, 1, memory_order_relaxed);
+}
+
+/* Squared RGB difference of two pixels: the n-link weights' and the
+ * geodesic step costs' distance, an index into the similarity table. */
+static inline int32_t gb_colour_dist2(const unsigned char *a, const unsigned char *b)
+{
+    int32_t d0 = (int32_t)a[0] - b[0], d1 = (int32_t)a[1] - b[1], d2 = (int32_t)a[2] - b[2];
+    return d0 * d0 + d1 * d1 + d2 * d2;
 }
 
 static inline int gb_lut_index(const unsigned char *px)

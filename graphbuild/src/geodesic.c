@@ -554,9 +554,7 @@ static void *cost_rows(void *arg)
                 if (j->pair_d2) {
                     dist2 = j->pair_d2[p * j->nd + k];
                 } else {
-                    const uint8_t *a = j->rgb + 3 * p, *b = j->rgb + 3 * (p + (int64_t)GDY[k] * w + GDX[k]);
-                    int32_t d0 = (int32_t)a[0] - b[0], d1 = (int32_t)a[1] - b[1], d2 = (int32_t)a[2] - b[2];
-                    dist2 = d0 * d0 + d1 * d1 + d2 * d2;
+                    dist2 = gb_colour_dist2(j->rgb + 3 * p, j->rgb + 3 * (p + (int64_t)GDY[k] * w + GDX[k]));
                 }
                 out[x] = (float)(len * (GEO_EPS + 1.0 - j->similarity[dist2]));
             }
