@@ -45,6 +45,7 @@ enum { FREE = 0, SRC_TREE = 1, SNK_TREE = 2, TERMINAL_VERTEX = 3 };
 #define MIN_BLOCK_VERTICES 30000 /* FLOWCUT_BK_MIN_BLOCK overrides (tests, experiments) */
 #define MAX_CROSSING_FRACTION 0.05 /* FLOWCUT_BK_MAX_CROSSING overrides */
 #define MAX_BLOCKS 64
+#define MAX_DEGREE_LEND 32 /* roots of more arcs gather nothing (no stack room) */
 
 /* A vertex's search state in one struct: growth touches all of it for
  * each neighbour, so one cache line beats five arrays. The terminal
@@ -161,8 +162,6 @@ static void bottleneck(bk_run *b, int32_t x, int32_t xy, int64_t *delta, int32_t
             cap = into_v;
         path_add(b, v, p);
     }
-    if (b->tr[v] < cap)
-        cap = b->tr[v];
     path_add(b, v, TO_TERMINAL);
     *split = b->plen;
     for (v = arcs[xy].head; b->v[v].parent != TO_TERMINAL; v = b->up[v]) {
@@ -171,10 +170,69 @@ static void bottleneck(bk_run *b, int32_t x, int32_t xy, int64_t *delta, int32_t
             cap = arcs[p].res;
         path_add(b, v, p);
     }
-    if (-b->tr[v] < cap)
-        cap = -b->tr[v];
     path_add(b, v, TO_TERMINAL);
     *delta = cap;
+}
+
+/* Up to `want` more flow for a path whose root (a terminal vertex of the
+ * photo's data term) holds less than the path's arcs could carry: roots
+ * of the same tree beside it that can send to it (source side) or take
+ * from it (sink side) lend their terminal residual through that one arc,
+ * so one walk of the path moves what would otherwise take one path per
+ * root. On the networks without the prior half the paths ended at a
+ * drained root, and the next path walked the same two trunks again to the
+ * root's neighbour. Picks go to lend[] as (arc, amount); returns the sum. */
+static int64_t gather_roots(bk_run *b, int32_t root, uint8_t side, int64_t want, int32_t *lend_arc, int64_t *lend_amt,
+                            int *nlend)
+{
+    const mf_rarc *arcs = b->arcs;
+    int64_t got = 0;
+    *nlend = 0;
+    for (int32_t q = b->first[root]; q < b->first[root + 1] && got < want; q++) {
+        int32_t w = arcs[q].head;
+        if (!inside(b, w) || b->v[w].tree != side || b->v[w].parent != TO_TERMINAL)
+            continue;
+        int64_t room = side == SRC_TREE ? arcs[q].rres : arcs[q].res; /* w -> root, root -> w */
+        int64_t term = side == SRC_TREE ? b->tr[w] : -b->tr[w];
+        if (room <= 0 || term <= 0)
+            continue;
+        for (int i = 0; i < *nlend; i++) /* parallel arcs: w lends its residual once */
+            if (arcs[lend_arc[i]].head == w)
+                term -= lend_amt[i];
+        int64_t x = room < term ? room : term;
+        if (x <= 0)
+            continue;
+        if (x > want - got)
+            x = want - got;
+        lend_arc[*nlend] = q;
+        lend_amt[*nlend] = x;
+        (*nlend)++;
+        got += x;
+    }
+    return got;
+}
+
+/* Sends what the roots lent (gather_roots) across their arcs; a root left
+ * without terminal residual becomes an orphan. */
+static void take_lent(bk_run *b, int32_t root, uint8_t side, int64_t amount, const int32_t *lend_arc,
+                      const int64_t *lend_amt, int nlend)
+{
+    mf_rarc *arcs = b->arcs;
+    for (int i = 0; i < nlend && amount > 0; i++) {
+        int32_t q = lend_arc[i], w = arcs[q].head;
+        int64_t x = lend_amt[i] < amount ? lend_amt[i] : amount;
+        amount -= x;
+        if (side == SRC_TREE) {
+            mf_rarc_push(arcs, q, -(int32_t)x); /* w -> root */
+            b->tr[w] -= x;
+        } else {
+            mf_rarc_push(arcs, q, (int32_t)x); /* root -> w */
+            b->tr[w] += x;
+        }
+        if (!b->tr[w])
+            make_orphan_front(b, w);
+    }
+    (void)root;
 }
 
 /* Pushes delta along the path; vertices whose link to their tree broke
@@ -185,28 +243,48 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
     int64_t delta;
     int32_t split;
     bottleneck(b, x, xy, &delta, &split);
-    mf_rarc_push(arcs, xy, (int32_t)delta);
     const int32_t *path = b->path;
+    int32_t src_root = path[2 * (split - 1)], snk_root = path[2 * (b->plen - 1)];
+    int32_t lend_s[MAX_DEGREE_LEND], lend_t[MAX_DEGREE_LEND];
+    int64_t amt_s[MAX_DEGREE_LEND], amt_t[MAX_DEGREE_LEND];
+    int ns = 0, nt = 0;
+    int64_t have_s = b->tr[src_root], have_t = -b->tr[snk_root];
+    if (have_s < delta && b->first[src_root + 1] - b->first[src_root] <= MAX_DEGREE_LEND)
+        have_s += gather_roots(b, src_root, SRC_TREE, delta - have_s, lend_s, amt_s, &ns);
+    if (have_t < delta && b->first[snk_root + 1] - b->first[snk_root] <= MAX_DEGREE_LEND)
+        have_t += gather_roots(b, snk_root, SNK_TREE, delta - have_t, lend_t, amt_t, &nt);
+    if (have_s < delta)
+        delta = have_s;
+    if (have_t < delta)
+        delta = have_t;
+    /* the roots' own residual first, what their neighbours lent after */
+    if (ns)
+        take_lent(b, src_root, SRC_TREE, delta - (b->tr[src_root] < delta ? b->tr[src_root] : delta), lend_s,
+                  amt_s, ns);
+    if (nt)
+        take_lent(b, snk_root, SNK_TREE, delta - (-b->tr[snk_root] < delta ? -b->tr[snk_root] : delta), lend_t,
+                  amt_t, nt);
+    mf_rarc_push(arcs, xy, (int32_t)delta);
     for (int32_t i = 0; i < split - 1; i++) {
         int32_t v = path[2 * i], p = path[2 * i + 1];
         mf_rarc_push(arcs, p, -(int32_t)delta);
         if (!arcs[p].rres)
             make_orphan_front(b, v);
     }
-    int32_t root = path[2 * (split - 1)];
-    b->tr[root] -= delta;
-    if (!b->tr[root])
-        make_orphan_front(b, root);
+    int64_t own = b->tr[src_root] < delta ? b->tr[src_root] : delta;
+    b->tr[src_root] -= own;
+    if (!b->tr[src_root])
+        make_orphan_front(b, src_root);
     for (int32_t i = split; i < b->plen - 1; i++) {
         int32_t v = path[2 * i], p = path[2 * i + 1];
         mf_rarc_push(arcs, p, (int32_t)delta);
         if (!arcs[p].res)
             make_orphan_front(b, v);
     }
-    root = path[2 * (b->plen - 1)];
-    b->tr[root] += delta;
-    if (!b->tr[root])
-        make_orphan_front(b, root);
+    own = -b->tr[snk_root] < delta ? -b->tr[snk_root] : delta;
+    b->tr[snk_root] += own;
+    if (!b->tr[snk_root])
+        make_orphan_front(b, snk_root);
     b->flow += delta;
     b->augmentations++;
 }
