@@ -89,6 +89,50 @@ static void test_grids_match_push_relabel(void **state)
     }
 }
 
+/* BK: a path whose root runs dry borrows the terminal residual of the
+ * roots beside it (bk_engine.c, gather_roots). On segmentation-like grids,
+ * where every pixel has terminal capacity, that must give push-relabel's
+ * value and cut, a valid flow, and fewer augmentations than without. */
+static void test_roots_lend_to_paths(void **state)
+{
+    (void)state;
+    if (PATH_ALGORITHM != MF_CPU_BK)
+        skip(); /* IBFS does not lend */
+    for (int conn = 4; conn <= 8; conn += 4) {
+        mf_arclist list;
+        mf_graph g;
+        mf_result pr, lend, plain;
+        mf_error err = {0};
+        assert_int_equal(mf_gen_grid(90, 70, conn, 11, &list), MF_OK);
+        assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+        mf_options opt;
+        mf_options_default(&opt);
+        opt.engine = MF_ENGINE_CPU;
+        opt.threads = 1;
+        assert_int_equal(mf_solve(&g, &opt, &pr, &err), MF_OK);
+        opt.cpu_algorithm = MF_CPU_BK;
+        assert_int_equal(mf_solve(&g, &opt, &lend, &err), MF_OK);
+        setenv("FLOWCUT_BK_LEND", "0", 1);
+        assert_int_equal(mf_solve(&g, &opt, &plain, &err), MF_OK);
+        unsetenv("FLOWCUT_BK_LEND");
+        for (int i = 0; i < 2; i++) {
+            const mf_result *r = i ? &plain : &lend;
+            assert_true(r->flow_value == pr.flow_value);
+            assert_memory_equal(r->source_side, pr.source_side, (size_t)g.num_vertices);
+            if (mf_verify(&g, r, 1, &err) != MF_OK)
+                fail_msg("grid %d-connected, %s: %s", conn, i ? "no lending" : "lending", err.message);
+        }
+        if (!(lend.stats.pushes < plain.stats.pushes))
+            fail_msg("grid %d-connected: %lld augmentations lending, %lld without", conn,
+                     (long long)lend.stats.pushes, (long long)plain.stats.pushes);
+        mf_result_free(&pr);
+        mf_result_free(&lend);
+        mf_result_free(&plain);
+        mf_graph_free(&g);
+        mf_arclist_free(&list);
+    }
+}
+
 /* The CPU engine with the algorithm under test on `threads` threads. */
 static mf_options path_options(int threads, int cut_only)
 {
@@ -388,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_terminal_arcs_of_every_kind),
         cmocka_unit_test(test_value_beyond_32_bits),
         cmocka_unit_test(test_grids_match_push_relabel),
+        cmocka_unit_test(test_roots_lend_to_paths),
         cmocka_unit_test(test_thread_counts_give_identical_cuts),
         cmocka_unit_test(test_terminal_arcs_on_split_ranges),
         cmocka_unit_test(test_set_up_without_in_lists),

@@ -85,6 +85,7 @@ typedef struct bk_run {
     int32_t plen;
     int64_t flow;
     int64_t augmentations;
+    int lend;         /* roots lend to drained paths (gather_roots); FLOWCUT_BK_LEND=0: not (tests) */
 } bk_run;
 
 static inline int inside(const bk_run *b, int32_t w)
@@ -249,9 +250,9 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
     int64_t amt_s[MAX_DEGREE_LEND], amt_t[MAX_DEGREE_LEND];
     int ns = 0, nt = 0;
     int64_t have_s = b->tr[src_root], have_t = -b->tr[snk_root];
-    if (have_s < delta && b->first[src_root + 1] - b->first[src_root] <= MAX_DEGREE_LEND)
+    if (have_s < delta && b->lend && b->first[src_root + 1] - b->first[src_root] <= MAX_DEGREE_LEND)
         have_s += gather_roots(b, src_root, SRC_TREE, delta - have_s, lend_s, amt_s, &ns);
-    if (have_t < delta && b->first[snk_root + 1] - b->first[snk_root] <= MAX_DEGREE_LEND)
+    if (have_t < delta && b->lend && b->first[snk_root + 1] - b->first[snk_root] <= MAX_DEGREE_LEND)
         have_t += gather_roots(b, snk_root, SNK_TREE, delta - have_t, lend_t, amt_t, &nt);
     if (have_s < delta)
         delta = have_s;
@@ -709,6 +710,8 @@ static void job_init(bk_job *j, mf_residual *r, bk_node *v, int32_t *up, int64_t
     j->run.lo = lo;
     j->run.size = hi - lo;
     j->run.time = time; /* above every stamp of the levels before */
+    const char *lend = getenv("FLOWCUT_BK_LEND");
+    j->run.lend = !lend || atoi(lend) != 0;
     j->mid = mid;
 }
 
