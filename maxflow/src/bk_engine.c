@@ -148,9 +148,11 @@ static inline void path_add(bk_run *b, int32_t v, int32_t arc)
     b->plen++;
 }
 
-/* Bottleneck of the path source ~> x -> y ~> sink through arc xy; the
- * path's vertices go on the buffer, source side first (*split of them,
- * the root last), then the sink side (the root last). */
+/* Bottleneck of the arcs of the path source ~> x -> y ~> sink through arc
+ * xy (the roots' terminal residuals apart: augment weighs them with what
+ * their neighbours lend); the path's vertices go on the buffer, source
+ * side first (*split of them, the root last), then the sink side (the
+ * root last). */
 static void bottleneck(bk_run *b, int32_t x, int32_t xy, int64_t *delta, int32_t *split)
 {
     const mf_rarc *arcs = b->arcs;
@@ -215,8 +217,8 @@ static int64_t gather_roots(bk_run *b, int32_t root, uint8_t side, int64_t want,
 
 /* Sends what the roots lent (gather_roots) across their arcs; a root left
  * without terminal residual becomes an orphan. */
-static void take_lent(bk_run *b, int32_t root, uint8_t side, int64_t amount, const int32_t *lend_arc,
-                      const int64_t *lend_amt, int nlend)
+static void take_lent(bk_run *b, uint8_t side, int64_t amount, const int32_t *lend_arc, const int64_t *lend_amt,
+                      int nlend)
 {
     mf_rarc *arcs = b->arcs;
     for (int i = 0; i < nlend && amount > 0; i++) {
@@ -233,7 +235,6 @@ static void take_lent(bk_run *b, int32_t root, uint8_t side, int64_t amount, con
         if (!b->tr[w])
             make_orphan_front(b, w);
     }
-    (void)root;
 }
 
 /* Pushes delta along the path; vertices whose link to their tree broke
@@ -260,10 +261,10 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
         delta = have_t;
     /* the roots' own residual first, what their neighbours lent after */
     if (ns)
-        take_lent(b, src_root, SRC_TREE, delta - (b->tr[src_root] < delta ? b->tr[src_root] : delta), lend_s,
+        take_lent(b, SRC_TREE, delta - (b->tr[src_root] < delta ? b->tr[src_root] : delta), lend_s,
                   amt_s, ns);
     if (nt)
-        take_lent(b, snk_root, SNK_TREE, delta - (-b->tr[snk_root] < delta ? -b->tr[snk_root] : delta), lend_t,
+        take_lent(b, SNK_TREE, delta - (-b->tr[snk_root] < delta ? -b->tr[snk_root] : delta), lend_t,
                   amt_t, nt);
     mf_rarc_push(arcs, xy, (int32_t)delta);
     for (int32_t i = 0; i < split - 1; i++) {
