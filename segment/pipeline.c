@@ -40,7 +40,7 @@ int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, i
     if (kind == SEG_SEEDS_LABELS && channels == 3)
         kind = SEG_SEEDS_SCRIBBLE; /* a colour seed image: scribbles in the default colours */
     int64_t fg = 0, bg = 0;
-    if (kind == SEG_SEEDS_LABELS && channels == 1) {
+    if (kind == SEG_SEEDS_LABELS) { /* one channel (three became scribbles above) */
         /* the common label image, in a loop of its own that vectorises:
          * values 1 and 2 are GB_FOREGROUND and GB_BACKGROUND themselves */
         _Static_assert(GB_FOREGROUND == 1 && GB_BACKGROUND == 2, "label values are graphbuild's");
@@ -50,30 +50,20 @@ int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, i
             fg += l == GB_FOREGROUND;
             bg += l == GB_BACKGROUND;
         }
-        *nfg = fg;
-        *nbg = bg;
-        return (int)kind;
-    }
-    for (int64_t i = 0; i < npx; i++) {
-        const uint8_t *px = seeds + i * channels;
-        uint8_t l = GB_UNMARKED;
-        switch (kind) {
-        case SEG_SEEDS_LABELS:
-            l = px[0] == 1 ? GB_FOREGROUND : px[0] == 2 ? GB_BACKGROUND : GB_UNMARKED;
-            break;
-        case SEG_SEEDS_TRIMAP:
-            l = px[0] == 255 ? GB_FOREGROUND : px[0] == 0 ? GB_BACKGROUND : GB_UNMARKED;
-            break;
-        case SEG_SEEDS_SCRIBBLE:
-            if (channels == 3 && !memcmp(px, o->fg_rgb, 3))
+    } else {
+        for (int64_t i = 0; i < npx; i++) {
+            const uint8_t *px = seeds + i * channels;
+            uint8_t l = GB_UNMARKED;
+            if (kind == SEG_SEEDS_TRIMAP)
+                l = px[0] == 255 ? GB_FOREGROUND : px[0] == 0 ? GB_BACKGROUND : GB_UNMARKED;
+            else if (kind == SEG_SEEDS_SCRIBBLE && channels == 3 && !memcmp(px, o->fg_rgb, 3))
                 l = GB_FOREGROUND;
-            else if (channels == 3 && !memcmp(px, o->bg_rgb, 3))
+            else if (kind == SEG_SEEDS_SCRIBBLE && channels == 3 && !memcmp(px, o->bg_rgb, 3))
                 l = GB_BACKGROUND;
-            break;
+            labels[i] = l;
+            fg += l == GB_FOREGROUND;
+            bg += l == GB_BACKGROUND;
         }
-        labels[i] = l;
-        fg += l == GB_FOREGROUND;
-        bg += l == GB_BACKGROUND;
     }
     *nfg = fg;
     *nbg = bg;
