@@ -191,6 +191,8 @@ static int64_t gather_roots(bk_run *b, int32_t root, uint8_t side, int64_t want,
     const mf_rarc *arcs = b->arcs;
     int64_t got = 0;
     *nlend = 0;
+    if (b->first[root + 1] - b->first[root] > MAX_DEGREE_LEND)
+        return 0;
     for (int32_t q = b->first[root]; q < b->first[root + 1] && got < want; q++) {
         int32_t w = arcs[q].head;
         if (!inside(b, w) || b->v[w].tree != side || b->v[w].parent != TO_TERMINAL)
@@ -251,9 +253,9 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
     int64_t amt_s[MAX_DEGREE_LEND], amt_t[MAX_DEGREE_LEND];
     int ns = 0, nt = 0;
     int64_t have_s = b->tr[src_root], have_t = -b->tr[snk_root];
-    if (have_s < delta && b->lend && b->first[src_root + 1] - b->first[src_root] <= MAX_DEGREE_LEND)
+    if (have_s < delta && b->lend)
         have_s += gather_roots(b, src_root, SRC_TREE, delta - have_s, lend_s, amt_s, &ns);
-    if (have_t < delta && b->lend && b->first[snk_root + 1] - b->first[snk_root] <= MAX_DEGREE_LEND)
+    if (have_t < delta && b->lend)
         have_t += gather_roots(b, snk_root, SNK_TREE, delta - have_t, lend_t, amt_t, &nt);
     if (have_s < delta)
         delta = have_s;
