@@ -133,6 +133,61 @@ static void test_roots_lend_to_paths(void **state)
     }
 }
 
+/* BK, cut only: the source side sends all it can along a path and the
+ * sink side keeps what an arc cannot pass as an excess (bk_engine.c,
+ * augment, discharge). On segmentation-like grids, with and without
+ * lending, on one thread and on blocks merged by three: push-relabel's
+ * value and canonical cut, and fewer vertices walked than without. */
+static void test_excesses_keep_value_and_cut(void **state)
+{
+    (void)state;
+    if (PATH_ALGORITHM != MF_CPU_BK)
+        skip(); /* IBFS keeps no excesses */
+    setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
+    setenv("FLOWCUT_BK_MAX_CROSSING", "1", 1);
+    int64_t walked[2] = {0, 0};
+    for (int conn = 4; conn <= 8; conn += 4)
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+            mf_arclist list;
+            mf_graph g;
+            mf_result pr, r;
+            mf_error err = {0};
+            assert_int_equal(mf_gen_grid(90, 60 + 5 * (int32_t)seed, conn, seed, &list), MF_OK);
+            assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+            mf_options opt;
+            mf_options_default(&opt);
+            opt.engine = MF_ENGINE_CPU;
+            opt.threads = 1;
+            assert_int_equal(mf_solve(&g, &opt, &pr, &err), MF_OK);
+            opt.cpu_algorithm = MF_CPU_BK;
+            opt.cut_only = 1;
+            for (int run = 0; run < 8; run++) {
+                int excess = run & 1, lend = (run >> 1) & 1;
+                opt.threads = run < 4 ? 1 : 3;
+                setenv("FLOWCUT_BK_EXCESS", excess ? "1" : "0", 1);
+                setenv("FLOWCUT_BK_LEND", lend ? "1" : "0", 1);
+                assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
+                if (r.flow_value != pr.flow_value || memcmp(r.source_side, pr.source_side, (size_t)g.num_vertices))
+                    fail_msg("grid %d-connected seed %llu, excesses %d, lending %d, %d threads: value %lld, "
+                             "push-relabel %lld, or the cut differs",
+                             conn, (unsigned long long)seed, excess, lend, opt.threads, (long long)r.flow_value,
+                             (long long)pr.flow_value);
+                if (run < 4 && lend)
+                    walked[excess] += r.stats.visits;
+                mf_result_free(&r);
+            }
+            mf_result_free(&pr);
+            mf_graph_free(&g);
+            mf_arclist_free(&list);
+        }
+    unsetenv("FLOWCUT_BK_EXCESS");
+    unsetenv("FLOWCUT_BK_LEND");
+    unsetenv("FLOWCUT_BK_MIN_BLOCK");
+    unsetenv("FLOWCUT_BK_MAX_CROSSING");
+    if (!(walked[1] < walked[0]))
+        fail_msg("%lld vertices walked with excesses, %lld without", (long long)walked[1], (long long)walked[0]);
+}
+
 /* The CPU engine with the algorithm under test on `threads` threads. */
 static mf_options path_options(int threads, int cut_only)
 {
@@ -393,7 +448,8 @@ static void test_allocation_failure_in_blocks(void **state)
     assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
     mf_options opt = path_options(1, 1);
     assert_int_equal(mf_solve(&g, &opt, &one, &err), MF_OK);
-    opt.threads = 6; /* 12 blocks (a border list each), 23 tasks of 3 buffers each */
+    opt.threads = 6; /* 12 blocks (a border list each), 23 tasks of 4 buffers each (a cut-only
+                      * solve's tasks keep a stack of excesses too) */
     int failures = 0, one_block = 0;
     for (int64_t after = 0;; after++) {
         mf_test_fail_allocation(after);
@@ -416,7 +472,7 @@ static void test_allocation_failure_in_blocks(void **state)
         assert_true(after < 1000);
     }
     assert_int_equal(one_block, 12);
-    assert_int_equal(failures, 3 * 23);
+    assert_int_equal(failures, 4 * 23);
     mf_result_free(&one);
     mf_graph_free(&g);
     mf_arclist_free(&list);
@@ -433,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_value_beyond_32_bits),
         cmocka_unit_test(test_grids_match_push_relabel),
         cmocka_unit_test(test_roots_lend_to_paths),
+        cmocka_unit_test(test_excesses_keep_value_and_cut),
         cmocka_unit_test(test_thread_counts_give_identical_cuts),
         cmocka_unit_test(test_terminal_arcs_on_split_ranges),
         cmocka_unit_test(test_set_up_without_in_lists),

@@ -225,7 +225,8 @@ typedef struct mf_stats {
     double download_seconds;    /* GPU: results back */
     int64_t pushes, relabels, global_relabels, rounds;
     int64_t bfs_levels;         /* GPU: levels over all global relabels */
-    int64_t visits;             /* GPU: active-vertex visits over all rounds */
+    int64_t visits;             /* GPU: active-vertex visits over all rounds; BK: the
+                                 * vertices on its paths (pushes: the paths) */
     double relabel_seconds;     /* GPU: time in global relabels */
     int engine_used;            /* MF_ENGINE_CPU or MF_ENGINE_GPU */
     /* Warm re-solve (mf_dynamic): 1 when the solve started from the
