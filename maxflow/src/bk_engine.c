@@ -925,6 +925,7 @@ static int merge_tree(bk_task *tasks, int lo, int hi, int *count)
     return m;
 }
 
+/* excess: 0 none, 1 on one block alone, 2 in merged blocks too (mf_bk) */
 static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *up, int64_t *tr, int threads,
                         int blocks, int excess, int64_t *flow, int64_t *augmentations, int64_t *walked,
                         int *blocks_used)
@@ -935,7 +936,7 @@ static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *
     *blocks_used = k;
     if (k == 1) {
         bk_job job;
-        job_init(&job, r, v, up, tr, 0, g->num_vertices, -1, 0, excess);
+        job_init(&job, r, v, up, tr, 0, g->num_vertices, -1, 0, excess != 0);
         job_main(&job);
         *flow += job.run.flow;
         *augmentations += job.run.augmentations;
@@ -952,7 +953,7 @@ static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *
     int count = k;
     merge_tree(tasks, 0, k, &count);
     bk_pool p = {.tasks = tasks, .r = r, .v = v, .up = up, .tr = tr, .border = border, .ready = ready,
-                 .left = count, .excess = excess};
+                 .left = count, .excess = excess == 2};
     for (int i = 0; i < k; i++)
         ready[p.nready++] = k - 1 - i; /* the first blocks first */
     pthread_mutex_init(&p.lock, NULL);
@@ -1052,9 +1053,16 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
         bk_pass pass = {.v = v};
         mf_parallel_for(threads, n, 65536, clear_nodes, &pass);
         v[g->source].tree = v[g->sink].tree = TERMINAL_VERTEX;
-        /* imbalances only where no flow is read back; FLOWCUT_BK_EXCESS=0: none (experiments, tests) */
+        /* Excesses only where no flow is read back, and by default only on
+         * one block: there they cut the search by 7-15% on the networks
+         * without the prior (the H100 host's 3 Mpx on one thread 5.25-5.39 ->
+         * 4.54-4.77 s), but merged blocks on 8 and 16 threads were no faster
+         * (3 Mpx 16 threads 1.13-1.19 against 1.16-1.66 s, 12 Mpx 10.4-11.0
+         * against 11.3-11.9 s, interleaved): a merge's time goes into its
+         * adoptions more than its walks. FLOWCUT_BK_EXCESS=0: never, 1: in
+         * merged blocks too (experiments, tests). */
         const char *ex = getenv("FLOWCUT_BK_EXCESS");
-        int excess = opt->cut_only && (!ex || atoi(ex) != 0);
+        int excess = !opt->cut_only || (ex && !atoi(ex)) ? 0 : ex ? 2 : 1;
         rc = solve_blocks(g, &r, v, up, tr, threads, planned, excess, &flow, &augmentations, &walked, &blocks);
     }
     if (rc == MF_OK) {
