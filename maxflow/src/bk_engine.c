@@ -252,14 +252,22 @@ static void take_lent(bk_run *b, uint8_t side, int64_t amount, const int32_t *le
  * what it cannot stays at the hop's vertex as an imbalance (an excess in
  * the sink tree, a deficit in the source tree), and that vertex, its arc
  * dry, is an orphan like any other (adopt). Returns what reaches the
- * root. When every arc can carry `across`, this is BK's push. */
-static int64_t push_side(bk_run *b, int32_t from, int32_t to, int64_t across, uint8_t side)
+ * root. `exact`: every arc can carry `across` (BK's push; the plain
+ * loop kept apart is 15% fewer instructions in the search). */
+static inline __attribute__((always_inline)) int64_t push_side(bk_run *b, int32_t from, int32_t to, int64_t across,
+                                                                const uint8_t side, const int exact)
 {
     mf_rarc *arcs = b->arcs;
     const int32_t *path = b->path;
     int64_t a = across;
     for (int32_t i = from; i < to; i++) {
         int32_t v = path[2 * i], p = path[2 * i + 1];
+        if (exact) { /* BK's push: every arc can carry `across` */
+            mf_rarc_push(arcs, p, side == SRC_TREE ? -(int32_t)a : (int32_t)a);
+            if (!(side == SRC_TREE ? arcs[p].rres : arcs[p].res))
+                make_orphan_front(b, v);
+            continue;
+        }
         int64_t room = side == SRC_TREE ? arcs[p].rres : arcs[p].res;
         int64_t m = room < a ? room : a;
         mf_rarc_push(arcs, p, side == SRC_TREE ? -(int32_t)m : (int32_t)m);
@@ -272,18 +280,25 @@ static int64_t push_side(bk_run *b, int32_t from, int32_t to, int64_t across, ui
     return a;
 }
 
-/* The root of the side tree hands over `used` (its own residual first,
- * what its neighbours lent after) of the `arrived` that reached it; the
- * rest stays as an imbalance of the opposite sign, and the root, drained
- * or turned, is an orphan. */
-static void settle_root(bk_run *b, int32_t root, uint8_t side, int64_t arrived, int64_t used, const int32_t *lend_arc,
-                        const int64_t *lend_amt, int nlend)
+/* What the root of the side tree's neighbours send for it (take_lent), when
+ * it hands over `used`: its own residual goes first, theirs after. Called
+ * before the path's arcs move, as BK's order of orphans has it. */
+static void lend_for(bk_run *b, int32_t root, uint8_t side, int64_t used, const int32_t *lend_arc,
+                     const int64_t *lend_amt, int nlend)
 {
     int64_t own_have = side == SRC_TREE ? b->tr[root] : -b->tr[root];
-    int64_t own = own_have < used ? own_have : used;
     if (nlend)
-        take_lent(b, side, used - own, lend_arc, lend_amt, nlend);
-    int64_t change = own + (arrived - used); /* what leaves the root's residual */
+        take_lent(b, side, used - (own_have < used ? own_have : used), lend_arc, lend_amt, nlend);
+}
+
+/* The root of the side tree hands over `used` of the `arrived` that
+ * reached it (its own share; lend_for sent the rest); what exceeds `used`
+ * stays as an imbalance of the opposite sign, and the root, drained or
+ * turned, is an orphan. */
+static void settle_root(bk_run *b, int32_t root, uint8_t side, int64_t arrived, int64_t used)
+{
+    int64_t own_have = side == SRC_TREE ? b->tr[root] : -b->tr[root];
+    int64_t change = (own_have < used ? own_have : used) + (arrived - used); /* what leaves the root's residual */
     b->tr[root] += side == SRC_TREE ? -change : change;
     if (arrived > used || !b->tr[root])
         make_orphan_front(b, root);
@@ -328,11 +343,14 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
         have += gather_roots(b, snk_root, SNK_TREE, arrive - have, lend_t, amt_t, &nt);
     int64_t take = have < arrive ? have : arrive;
     int64_t across = b->excess ? give : take;
+    lend_for(b, src_root, SRC_TREE, across, lend_s, amt_s, ns);
+    lend_for(b, snk_root, SNK_TREE, take, lend_t, amt_t, nt);
     mf_rarc_push(arcs, xy, (int32_t)across);
-    push_side(b, 0, split - 1, across, SRC_TREE);
-    settle_root(b, src_root, SRC_TREE, across, across, lend_s, amt_s, ns);
-    int64_t at_root = push_side(b, split, b->plen - 1, across, SNK_TREE);
-    settle_root(b, snk_root, SNK_TREE, at_root, take, lend_t, amt_t, nt);
+    push_side(b, 0, split - 1, across, SRC_TREE, 1); /* the source side's arcs carry all it gives */
+    settle_root(b, src_root, SRC_TREE, across, across);
+    int64_t at_root = b->excess ? push_side(b, split, b->plen - 1, across, SNK_TREE, 0)
+                                : push_side(b, split, b->plen - 1, across, SNK_TREE, 1);
+    settle_root(b, snk_root, SNK_TREE, at_root, take);
     b->flow += take;
     b->augmentations++;
     b->walked += b->plen;
@@ -342,7 +360,7 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
  * tree path (an excess toward the sink root, a deficit drawn from the
  * source root), as far as the arcs let it: a path without the other side.
  * The flow grows by what the root takes (at least 1), as in augment. */
-static void discharge(bk_run *b, int32_t v)
+static __attribute__((noinline)) void discharge(bk_run *b, int32_t v)
 {
     const mf_rarc *arcs = b->arcs;
     uint8_t side = b->v[v].tree;
@@ -363,10 +381,13 @@ static void discharge(bk_run *b, int32_t v)
     int64_t have = side == SRC_TREE ? b->tr[u] : -b->tr[u];
     if (have < cap && b->lend)
         have += gather_roots(b, u, side, cap - have, lend, amt, &n);
+    int64_t used = have < cap ? have : cap; /* cap: what reaches the root */
+    if (n)
+        lend_for(b, u, side, used, lend, amt, n);
     b->tr[v] = 0;
-    int64_t at_root = push_side(b, 0, b->plen - 1, a, side);
-    int64_t used = have < at_root ? have : at_root;
-    settle_root(b, u, side, at_root, used, lend, amt, n);
+    int64_t at_root = side == SRC_TREE ? push_side(b, 0, b->plen - 1, a, SRC_TREE, 0)
+                                       : push_side(b, 0, b->plen - 1, a, SNK_TREE, 0);
+    settle_root(b, u, side, at_root, used);
     b->flow += used;
     b->augmentations++;
     b->walked += b->plen;
@@ -434,7 +455,7 @@ static void adopt(bk_run *b, int32_t v)
         b->up[v] = arcs[best].head;
         b->v[v].stamp = b->time;
         b->v[v].dist = dist_cap(best_d + 1);
-        if (b->tr[v] && !(b->v[v].queued & 2)) { /* discharged once the trees are whole again */
+        if (b->excess && b->tr[v] && !(b->v[v].queued & 2)) { /* discharged once the trees are whole again */
             b->v[v].queued |= 2;
             b->pending[b->npending++] = v;
         }
@@ -453,7 +474,7 @@ static void adopt(bk_run *b, int32_t v)
                 push_active(b, w); /* w may grow into v again */
             if (b->v[w].parent >= 0 && b->up[w] == v)
                 make_orphan(b, w);
-        } else if (tw == SRC_TREE + SNK_TREE - side && b->excess) {
+        } else if (b->excess && tw == SRC_TREE + SNK_TREE - side) {
             /* the other tree takes v in: the sink tree must hold every
              * vertex that reaches the sink (the cut), and a root drained
              * by its own first path (the imbalances') may leave a free
@@ -463,7 +484,7 @@ static void adopt(bk_run *b, int32_t v)
                 push_active(b, w);
         }
     }
-    if (b->tr[v]) { /* an imbalance nothing of its tree takes: a root of the other */
+    if (b->excess && b->tr[v]) { /* an imbalance nothing of its tree takes: a root of the other */
         b->v[v].tree = b->tr[v] > 0 ? SRC_TREE : SNK_TREE;
         b->v[v].parent = TO_TERMINAL;
         b->v[v].stamp = b->time;
