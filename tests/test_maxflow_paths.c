@@ -89,6 +89,24 @@ static void test_grids_match_push_relabel(void **state)
     }
 }
 
+/* A segmentation-like grid (every pixel with terminal capacity), its
+ * graph and push-relabel's result on one thread; returns BK's options on
+ * one thread for the test to vary. */
+static mf_options grid_with_reference(int32_t width, int32_t height, int conn, uint64_t seed, mf_arclist *list,
+                                      mf_graph *g, mf_result *pr)
+{
+    mf_error err = {0};
+    assert_int_equal(mf_gen_grid(width, height, conn, seed, list), MF_OK);
+    assert_int_equal(mf_graph_from_arcs(list, NULL, g, &err), MF_OK);
+    mf_options opt;
+    mf_options_default(&opt);
+    opt.engine = MF_ENGINE_CPU;
+    opt.threads = 1;
+    assert_int_equal(mf_solve(g, &opt, pr, &err), MF_OK);
+    opt.cpu_algorithm = MF_CPU_BK;
+    return opt;
+}
+
 /* BK: a path whose root runs dry borrows the terminal residual of the
  * roots beside it (bk_engine.c, gather_roots). On segmentation-like grids,
  * where every pixel has terminal capacity, that must give push-relabel's
@@ -103,14 +121,7 @@ static void test_roots_lend_to_paths(void **state)
         mf_graph g;
         mf_result pr, lend, plain;
         mf_error err = {0};
-        assert_int_equal(mf_gen_grid(90, 70, conn, 11, &list), MF_OK);
-        assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
-        mf_options opt;
-        mf_options_default(&opt);
-        opt.engine = MF_ENGINE_CPU;
-        opt.threads = 1;
-        assert_int_equal(mf_solve(&g, &opt, &pr, &err), MF_OK);
-        opt.cpu_algorithm = MF_CPU_BK;
+        mf_options opt = grid_with_reference(90, 70, conn, 11, &list, &g, &pr);
         assert_int_equal(mf_solve(&g, &opt, &lend, &err), MF_OK);
         setenv("FLOWCUT_BK_LEND", "0", 1);
         assert_int_equal(mf_solve(&g, &opt, &plain, &err), MF_OK);
@@ -152,14 +163,7 @@ static void test_excesses_keep_value_and_cut(void **state)
             mf_graph g;
             mf_result pr, r;
             mf_error err = {0};
-            assert_int_equal(mf_gen_grid(90, 60 + 5 * (int32_t)seed, conn, seed, &list), MF_OK);
-            assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
-            mf_options opt;
-            mf_options_default(&opt);
-            opt.engine = MF_ENGINE_CPU;
-            opt.threads = 1;
-            assert_int_equal(mf_solve(&g, &opt, &pr, &err), MF_OK);
-            opt.cpu_algorithm = MF_CPU_BK;
+            mf_options opt = grid_with_reference(90, 60 + 5 * (int32_t)seed, conn, seed, &list, &g, &pr);
             opt.cut_only = 1;
             for (int run = 0; run < 8; run++) {
                 int excess = run & 1, lend = (run >> 1) & 1;
