@@ -249,11 +249,11 @@ static void take_lent(bk_run *b, uint8_t side, int64_t amount, const int32_t *le
 
 /* Moves `across` along one side of the path (the buffer's entries
  * [from, to), the root at to): each hop passes what its arc can carry;
- * what it cannot stays at the hop's vertex as an imbalance (an excess in
- * the sink tree, a deficit in the source tree), and that vertex, its arc
+ * what it cannot stays at the hop's vertex as an imbalance (an excess:
+ * only the sink side is ever pushed inexactly), and that vertex, its arc
  * dry, is an orphan like any other (adopt). Returns what reaches the
  * root. `exact`: every arc can carry `across` (BK's push; the plain
- * loop kept apart is 15% fewer instructions in the search). */
+ * loop kept apart is 15% fewer instructions in augment). */
 static inline __attribute__((always_inline)) int64_t push_side(bk_run *b, int32_t from, int32_t to, int64_t across,
                                                                 const uint8_t side, const int exact)
 {
@@ -356,38 +356,36 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
     b->walked += b->plen;
 }
 
-/* An orphan with an imbalance that found a parent sends it along its new
- * tree path (an excess toward the sink root, a deficit drawn from the
- * source root), as far as the arcs let it: a path without the other side.
- * The flow grows by what the root takes (at least 1), as in augment. */
+/* A sink-tree orphan with an excess that found a parent sends the excess
+ * along its new tree path as far as the arcs let it: a path without a
+ * source side (only sink-tree vertices ever hold one: augment's source
+ * side always carries all it sends). The flow grows by what the root
+ * takes (at least 1), as in augment. */
 static __attribute__((noinline)) void discharge(bk_run *b, int32_t v)
 {
     const mf_rarc *arcs = b->arcs;
-    uint8_t side = b->v[v].tree;
-    int64_t a = side == SRC_TREE ? -b->tr[v] : b->tr[v], cap = a;
+    int64_t a = b->tr[v], cap = a;
     int32_t u;
     b->plen = 0;
     for (u = v; b->v[u].parent != TO_TERMINAL; u = b->up[u]) {
         int32_t p = b->v[u].parent;
-        int64_t room = side == SRC_TREE ? arcs[p].rres : arcs[p].res;
-        if (room < cap)
-            cap = room;
+        if (arcs[p].res < cap)
+            cap = arcs[p].res;
         path_add(b, u, p);
     }
     path_add(b, u, TO_TERMINAL);
     int32_t lend[MAX_DEGREE_LEND];
     int64_t amt[MAX_DEGREE_LEND];
     int n = 0;
-    int64_t have = side == SRC_TREE ? b->tr[u] : -b->tr[u];
+    int64_t have = -b->tr[u];
     if (have < cap && b->lend)
-        have += gather_roots(b, u, side, cap - have, lend, amt, &n);
+        have += gather_roots(b, u, SNK_TREE, cap - have, lend, amt, &n);
     int64_t used = have < cap ? have : cap; /* cap: what reaches the root */
     if (n)
-        lend_for(b, u, side, used, lend, amt, n);
+        lend_for(b, u, SNK_TREE, used, lend, amt, n);
     b->tr[v] = 0;
-    int64_t at_root = side == SRC_TREE ? push_side(b, 0, b->plen - 1, a, SRC_TREE, 0)
-                                       : push_side(b, 0, b->plen - 1, a, SNK_TREE, 0);
-    settle_root(b, u, side, at_root, used);
+    int64_t at_root = push_side(b, 0, b->plen - 1, a, SNK_TREE, 0);
+    settle_root(b, u, SNK_TREE, at_root, used);
     b->flow += used;
     b->augmentations++;
     b->walked += b->plen;
@@ -504,11 +502,11 @@ static void adopt_orphans(bk_run *b)
         }
         if (!b->npending)
             return;
-        /* every tree path ends at a root now: walk one */
+        /* every tree path ends at a root now: walk one (unless the vertex
+         * has since rooted a source tree or lost its parent again) */
         int32_t v = b->pending[--b->npending];
         b->v[v].queued &= (uint8_t)~2u;
-        uint8_t side = b->tr[v] > 0 ? SNK_TREE : SRC_TREE; /* the tree an imbalance is pending in */
-        if (b->tr[v] && b->v[v].tree == side && b->v[v].parent >= 0)
+        if (b->tr[v] > 0 && b->v[v].tree == SNK_TREE && b->v[v].parent >= 0)
             discharge(b, v);
     }
 }
