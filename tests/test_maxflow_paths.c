@@ -147,7 +147,9 @@ static void test_roots_lend_to_paths(void **state)
 /* BK, cut only: the source side sends all it can along a path and the
  * sink side keeps what an arc cannot pass as an excess (bk_engine.c,
  * augment, discharge). On segmentation-like grids, with and without
- * lending, on one thread and on blocks merged by three: push-relabel's
+ * lending, with and without the path's trunk stamped after each
+ * augmentation (stamp_trunk; full flows with stamps are verified by every
+ * other test), on one thread and on blocks merged by three: push-relabel's
  * value and canonical cut, and fewer vertices walked than without. */
 static void test_excesses_keep_value_and_cut(void **state)
 {
@@ -165,18 +167,19 @@ static void test_excesses_keep_value_and_cut(void **state)
             mf_error err = {0};
             mf_options opt = grid_with_reference(90, 60 + 5 * (int32_t)seed, conn, seed, &list, &g, &pr);
             opt.cut_only = 1;
-            for (int run = 0; run < 8; run++) {
-                int excess = run & 1, lend = (run >> 1) & 1;
-                opt.threads = run < 4 ? 1 : 3;
+            for (int run = 0; run < 16; run++) {
+                int excess = run & 1, lend = (run >> 1) & 1, stamp = !(run >> 3);
+                opt.threads = (run >> 2) & 1 ? 3 : 1;
                 setenv("FLOWCUT_BK_EXCESS", excess ? "1" : "0", 1);
                 setenv("FLOWCUT_BK_LEND", lend ? "1" : "0", 1);
+                setenv("FLOWCUT_BK_STAMP", stamp ? "1" : "0", 1);
                 assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
                 if (r.flow_value != pr.flow_value || memcmp(r.source_side, pr.source_side, (size_t)g.num_vertices))
-                    fail_msg("grid %d-connected seed %llu, excesses %d, lending %d, %d threads: value %lld, "
-                             "push-relabel %lld, or the cut differs",
-                             conn, (unsigned long long)seed, excess, lend, opt.threads, (long long)r.flow_value,
-                             (long long)pr.flow_value);
-                if (run < 4 && lend)
+                    fail_msg("grid %d-connected seed %llu, excesses %d, lending %d, stamps %d, %d threads: value "
+                             "%lld, push-relabel %lld, or the cut differs",
+                             conn, (unsigned long long)seed, excess, lend, stamp, opt.threads,
+                             (long long)r.flow_value, (long long)pr.flow_value);
+                if (opt.threads == 1 && lend && stamp)
                     walked[excess] += r.stats.visits;
                 mf_result_free(&r);
             }
@@ -186,54 +189,11 @@ static void test_excesses_keep_value_and_cut(void **state)
         }
     unsetenv("FLOWCUT_BK_EXCESS");
     unsetenv("FLOWCUT_BK_LEND");
+    unsetenv("FLOWCUT_BK_STAMP");
     unsetenv("FLOWCUT_BK_MIN_BLOCK");
     unsetenv("FLOWCUT_BK_MAX_CROSSING");
     if (!(walked[1] < walked[0]))
         fail_msg("%lld vertices walked with excesses, %lld without", (long long)walked[1], (long long)walked[0]);
-}
-
-/* BK: after each augmentation the path's trunk above its orphans is
- * stamped as reaching its terminal (bk_engine.c, stamp_trunk), so that
- * adoptions stop there. With and without, on one block and on blocks
- * merged by three, full flows and cut-only solves: push-relabel's value
- * and canonical cut, and a valid flow where one is asked for. */
-static void test_trunk_stamps_keep_flows(void **state)
-{
-    (void)state;
-    if (PATH_ALGORITHM != MF_CPU_BK)
-        skip(); /* IBFS keeps exact labels instead */
-    setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
-    setenv("FLOWCUT_BK_MAX_CROSSING", "1", 1);
-    for (int conn = 4; conn <= 8; conn += 4)
-        for (uint64_t seed = 5; seed <= 7; seed++) {
-            mf_arclist list;
-            mf_graph g;
-            mf_result pr, r;
-            mf_error err = {0};
-            mf_options opt = grid_with_reference(80, 55 + 4 * (int32_t)seed, conn, seed, &list, &g, &pr);
-            for (int run = 0; run < 8; run++) {
-                int stamp = run & 1;
-                opt.cut_only = (run >> 1) & 1;
-                opt.threads = run >> 2 ? 3 : 1;
-                setenv("FLOWCUT_BK_STAMP", stamp ? "1" : "0", 1);
-                assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
-                if (r.flow_value != pr.flow_value || memcmp(r.source_side, pr.source_side, (size_t)g.num_vertices))
-                    fail_msg("grid %d-connected seed %llu, stamps %d, cut only %d, %d threads: value %lld, "
-                             "push-relabel %lld, or the cut differs",
-                             conn, (unsigned long long)seed, stamp, opt.cut_only, opt.threads,
-                             (long long)r.flow_value, (long long)pr.flow_value);
-                if (!opt.cut_only && mf_verify(&g, &r, 1, &err) != MF_OK)
-                    fail_msg("grid %d-connected seed %llu, stamps %d, %d threads: %s", conn,
-                             (unsigned long long)seed, stamp, opt.threads, err.message);
-                mf_result_free(&r);
-            }
-            mf_result_free(&pr);
-            mf_graph_free(&g);
-            mf_arclist_free(&list);
-        }
-    unsetenv("FLOWCUT_BK_STAMP");
-    unsetenv("FLOWCUT_BK_MIN_BLOCK");
-    unsetenv("FLOWCUT_BK_MAX_CROSSING");
 }
 
 /* The CPU engine with the algorithm under test on `threads` threads. */
@@ -540,7 +500,6 @@ int main(void)
         cmocka_unit_test(test_grids_match_push_relabel),
         cmocka_unit_test(test_roots_lend_to_paths),
         cmocka_unit_test(test_excesses_keep_value_and_cut),
-        cmocka_unit_test(test_trunk_stamps_keep_flows),
         cmocka_unit_test(test_thread_counts_give_identical_cuts),
         cmocka_unit_test(test_terminal_arcs_on_split_ranges),
         cmocka_unit_test(test_set_up_without_in_lists),
