@@ -859,6 +859,13 @@ static int plan_blocks(const mf_graph *g, const mf_residual *r, int k, int threa
     return k;
 }
 
+/* An experiment switch that is on unless its variable says 0. */
+static int switched_on(const char *name)
+{
+    const char *env = getenv(name);
+    return !env || atoi(env) != 0;
+}
+
 static void job_init(bk_job *j, mf_residual *r, bk_node *v, int32_t *up, int64_t *tr, int32_t lo, int32_t hi,
                      int32_t mid, int32_t time, int excess)
 {
@@ -871,11 +878,9 @@ static void job_init(bk_job *j, mf_residual *r, bk_node *v, int32_t *up, int64_t
     j->run.lo = lo;
     j->run.size = hi - lo;
     j->run.time = time; /* above every stamp of the levels before */
-    const char *lend = getenv("FLOWCUT_BK_LEND");
-    j->run.lend = !lend || atoi(lend) != 0;
+    j->run.lend = switched_on("FLOWCUT_BK_LEND");
     j->run.excess = excess;
-    const char *stamp = getenv("FLOWCUT_BK_STAMP");
-    j->run.stamp_path = !stamp || atoi(stamp) != 0;
+    j->run.stamp_path = switched_on("FLOWCUT_BK_STAMP");
     j->mid = mid;
 }
 
