@@ -56,10 +56,8 @@ int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, i
             uint8_t l = GB_UNMARKED;
             if (kind == SEG_SEEDS_TRIMAP)
                 l = px[0] == 255 ? GB_FOREGROUND : px[0] == 0 ? GB_BACKGROUND : GB_UNMARKED;
-            else if (kind == SEG_SEEDS_SCRIBBLE && channels == 3 && !memcmp(px, o->fg_rgb, 3))
-                l = GB_FOREGROUND;
-            else if (kind == SEG_SEEDS_SCRIBBLE && channels == 3 && !memcmp(px, o->bg_rgb, 3))
-                l = GB_BACKGROUND;
+            else if (kind == SEG_SEEDS_SCRIBBLE && channels == 3)
+                l = !memcmp(px, o->fg_rgb, 3) ? GB_FOREGROUND : !memcmp(px, o->bg_rgb, 3) ? GB_BACKGROUND : GB_UNMARKED;
             labels[i] = l;
             fg += l == GB_FOREGROUND;
             bg += l == GB_BACKGROUND;

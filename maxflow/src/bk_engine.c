@@ -186,6 +186,13 @@ static void bottleneck(bk_run *b, int32_t x, int32_t xy, int64_t *cap_s, int32_t
     *cap_t = cap;
 }
 
+/* What v's terminal residual holds in the direction of the side tree:
+ * from the source for SRC_TREE, to the sink for SNK_TREE. */
+static inline int64_t side_residual(const bk_run *b, int32_t v, uint8_t side)
+{
+    return side == SRC_TREE ? b->tr[v] : -b->tr[v];
+}
+
 /* Up to `want` more flow for a path whose root (a terminal vertex of the
  * photo's data term) holds less than the path's arcs could carry: roots
  * of the same tree beside it that can send to it (source side) or take
@@ -207,7 +214,7 @@ static int64_t gather_roots(bk_run *b, int32_t root, uint8_t side, int64_t want,
         if (!inside(b, w) || b->v[w].tree != side || b->v[w].parent != TO_TERMINAL)
             continue;
         int64_t room = side == SRC_TREE ? arcs[q].rres : arcs[q].res; /* w -> root, root -> w */
-        int64_t term = side == SRC_TREE ? b->tr[w] : -b->tr[w];
+        int64_t term = side_residual(b, w, side);
         if (room <= 0 || term <= 0)
             continue;
         for (int i = 0; i < *nlend; i++) /* parallel arcs: w lends its residual once */
@@ -287,7 +294,7 @@ static inline __attribute__((always_inline)) int64_t push_side(bk_run *b, int32_
 static void lend_for(bk_run *b, int32_t root, uint8_t side, int64_t used, const int32_t *lend_arc,
                      const int64_t *lend_amt, int nlend)
 {
-    int64_t own_have = side == SRC_TREE ? b->tr[root] : -b->tr[root];
+    int64_t own_have = side_residual(b, root, side);
     if (nlend)
         take_lent(b, side, used - (own_have < used ? own_have : used), lend_arc, lend_amt, nlend);
 }
@@ -298,7 +305,7 @@ static void lend_for(bk_run *b, int32_t root, uint8_t side, int64_t used, const 
  * turned, is an orphan. */
 static void settle_root(bk_run *b, int32_t root, uint8_t side, int64_t arrived, int64_t used)
 {
-    int64_t own_have = side == SRC_TREE ? b->tr[root] : -b->tr[root];
+    int64_t own_have = side_residual(b, root, side);
     int64_t change = (own_have < used ? own_have : used) + (arrived - used); /* what leaves the root's residual */
     b->tr[root] += side == SRC_TREE ? -change : change;
     if (arrived > used || !b->tr[root])
@@ -405,8 +412,7 @@ static __attribute__((noinline)) void discharge(bk_run *b, int32_t v)
     if (have < cap && b->lend)
         have += gather_roots(b, u, SNK_TREE, cap - have, lend, amt, &n);
     int64_t used = have < cap ? have : cap; /* cap: what reaches the root */
-    if (n)
-        lend_for(b, u, SNK_TREE, used, lend, amt, n);
+    lend_for(b, u, SNK_TREE, used, lend, amt, n);
     b->tr[v] = 0;
     int64_t at_root = push_side(b, 0, b->plen - 1, a, SNK_TREE, 0);
     settle_root(b, u, SNK_TREE, at_root, used);
