@@ -158,6 +158,7 @@ static void test_excesses_keep_value_and_cut(void **state)
         skip(); /* IBFS keeps no excesses */
     setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
     setenv("FLOWCUT_BK_MAX_CROSSING", "1", 1);
+    setenv("FLOWCUT_BK_SPINE", "0", 1); /* excesses against BK's plain walks (spines: the test below) */
     int64_t walked[2] = {0, 0};
     for (int conn = 4; conn <= 8; conn += 4)
         for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -190,10 +191,66 @@ static void test_excesses_keep_value_and_cut(void **state)
     unsetenv("FLOWCUT_BK_EXCESS");
     unsetenv("FLOWCUT_BK_LEND");
     unsetenv("FLOWCUT_BK_STAMP");
+    unsetenv("FLOWCUT_BK_SPINE");
     unsetenv("FLOWCUT_BK_MIN_BLOCK");
     unsetenv("FLOWCUT_BK_MAX_CROSSING");
     if (!(walked[1] < walked[0]))
         fail_msg("%lld vertices walked with excesses, %lld without", (long long)walked[1], (long long)walked[0]);
+}
+
+/* BK with spines (bk_engine.c, bk_spine: the last path's branches cached
+ * with the flow their arcs do not show yet), with and without lending, on
+ * one thread and on blocks merged by three, full flows: push-relabel's
+ * value and canonical cut, a valid flow (so every arc got its flow when
+ * it left a spine), and fewer vertices walked than without spines. */
+static void test_spines_keep_flow_and_cut(void **state)
+{
+    (void)state;
+    if (PATH_ALGORITHM != MF_CPU_BK)
+        skip(); /* IBFS has no spines */
+    setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
+    setenv("FLOWCUT_BK_MAX_CROSSING", "1", 1);
+    int64_t walked[3] = {0, 0, 0};
+    for (int conn = 4; conn <= 8; conn += 4)
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+            mf_arclist list;
+            mf_graph g;
+            mf_result pr, r;
+            mf_error err = {0};
+            mf_options opt = grid_with_reference(90, 60 + 5 * (int32_t)seed, conn, seed, &list, &g, &pr);
+            for (int run = 0; run < 12; run++) {
+                /* spines off, from the first path (these grids' paths are
+                 * short), or switched on and off by a low path length */
+                int spine = run % 3, lend = (run / 3) & 1;
+                opt.threads = (run / 6) & 1 ? 3 : 1;
+                setenv("FLOWCUT_BK_SPINE", spine ? "1" : "0", 1);
+                setenv("FLOWCUT_BK_SPINE_LENGTH", spine == 1 ? "0" : "12", 1);
+                setenv("FLOWCUT_BK_LEND", lend ? "1" : "0", 1);
+                assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
+                if (r.flow_value != pr.flow_value || memcmp(r.source_side, pr.source_side, (size_t)g.num_vertices))
+                    fail_msg("grid %d-connected seed %llu, spines %d, lending %d, %d threads: value %lld, "
+                             "push-relabel %lld, or the cut differs",
+                             conn, (unsigned long long)seed, spine, lend, opt.threads, (long long)r.flow_value,
+                             (long long)pr.flow_value);
+                if (mf_verify(&g, &r, 1, &err) != MF_OK)
+                    fail_msg("grid %d-connected seed %llu, spines %d, lending %d, %d threads: %s", conn,
+                             (unsigned long long)seed, spine, lend, opt.threads, err.message);
+                if (lend)
+                    walked[spine] += r.stats.visits;
+                mf_result_free(&r);
+            }
+            mf_result_free(&pr);
+            mf_graph_free(&g);
+            mf_arclist_free(&list);
+        }
+    unsetenv("FLOWCUT_BK_SPINE");
+    unsetenv("FLOWCUT_BK_SPINE_LENGTH");
+    unsetenv("FLOWCUT_BK_LEND");
+    unsetenv("FLOWCUT_BK_MIN_BLOCK");
+    unsetenv("FLOWCUT_BK_MAX_CROSSING");
+    if (!(walked[1] < walked[0]) || !(walked[2] < walked[0]))
+        fail_msg("%lld and %lld vertices walked with spines (always, switched), %lld without", (long long)walked[1],
+                 (long long)walked[2], (long long)walked[0]);
 }
 
 /* The CPU engine with the algorithm under test on `threads` threads. */
@@ -500,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_grids_match_push_relabel),
         cmocka_unit_test(test_roots_lend_to_paths),
         cmocka_unit_test(test_excesses_keep_value_and_cut),
+        cmocka_unit_test(test_spines_keep_flow_and_cut),
         cmocka_unit_test(test_thread_counts_give_identical_cuts),
         cmocka_unit_test(test_terminal_arcs_on_split_ranges),
         cmocka_unit_test(test_set_up_without_in_lists),
