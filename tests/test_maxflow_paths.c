@@ -144,6 +144,53 @@ static void test_roots_lend_to_paths(void **state)
     }
 }
 
+/* Calls fn on the segmentation-like grids of the excess and spine tests
+ * (4- and 8-connected, four seeds each, push-relabel's result in pr), with
+ * blocks of 60 vertices allowed so that three threads merge. */
+typedef void (*grid_case)(mf_graph *g, mf_options *opt, const mf_result *pr, int conn, uint64_t seed, void *ctx);
+static void over_small_grids(grid_case fn, void *ctx)
+{
+    setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
+    setenv("FLOWCUT_BK_MAX_CROSSING", "1", 1);
+    for (int conn = 4; conn <= 8; conn += 4)
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+            mf_arclist list;
+            mf_graph g;
+            mf_result pr;
+            mf_options opt = grid_with_reference(90, 60 + 5 * (int32_t)seed, conn, seed, &list, &g, &pr);
+            fn(&g, &opt, &pr, conn, seed, ctx);
+            mf_result_free(&pr);
+            mf_graph_free(&g);
+            mf_arclist_free(&list);
+        }
+    unsetenv("FLOWCUT_BK_MIN_BLOCK");
+    unsetenv("FLOWCUT_BK_MAX_CROSSING");
+}
+
+static void excess_case(mf_graph *g, mf_options *opt, const mf_result *pr, int conn, uint64_t seed, void *ctx)
+{
+    int64_t *walked = ctx;
+    mf_result r;
+    mf_error err = {0};
+    opt->cut_only = 1;
+    for (int run = 0; run < 16; run++) {
+        int excess = run & 1, lend = (run >> 1) & 1, stamp = !(run >> 3);
+        opt->threads = (run >> 2) & 1 ? 3 : 1;
+        setenv("FLOWCUT_BK_EXCESS", excess ? "1" : "0", 1);
+        setenv("FLOWCUT_BK_LEND", lend ? "1" : "0", 1);
+        setenv("FLOWCUT_BK_STAMP", stamp ? "1" : "0", 1);
+        assert_int_equal(mf_solve(g, opt, &r, &err), MF_OK);
+        if (r.flow_value != pr->flow_value || memcmp(r.source_side, pr->source_side, (size_t)g->num_vertices))
+            fail_msg("grid %d-connected seed %llu, excesses %d, lending %d, stamps %d, %d threads: value "
+                     "%lld, push-relabel %lld, or the cut differs",
+                     conn, (unsigned long long)seed, excess, lend, stamp, opt->threads, (long long)r.flow_value,
+                     (long long)pr->flow_value);
+        if (opt->threads == 1 && lend && stamp)
+            walked[excess] += r.stats.visits;
+        mf_result_free(&r);
+    }
+}
+
 /* BK, cut only: the source side sends all it can along a path and the
  * sink side keeps what an arc cannot pass as an excess (bk_engine.c,
  * augment, discharge). On segmentation-like grids, with and without
@@ -156,46 +203,43 @@ static void test_excesses_keep_value_and_cut(void **state)
     (void)state;
     if (PATH_ALGORITHM != MF_CPU_BK)
         skip(); /* IBFS keeps no excesses */
-    setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
-    setenv("FLOWCUT_BK_MAX_CROSSING", "1", 1);
     setenv("FLOWCUT_BK_SPINE", "0", 1); /* excesses against BK's plain walks (spines: the test below) */
     int64_t walked[2] = {0, 0};
-    for (int conn = 4; conn <= 8; conn += 4)
-        for (uint64_t seed = 1; seed <= 4; seed++) {
-            mf_arclist list;
-            mf_graph g;
-            mf_result pr, r;
-            mf_error err = {0};
-            mf_options opt = grid_with_reference(90, 60 + 5 * (int32_t)seed, conn, seed, &list, &g, &pr);
-            opt.cut_only = 1;
-            for (int run = 0; run < 16; run++) {
-                int excess = run & 1, lend = (run >> 1) & 1, stamp = !(run >> 3);
-                opt.threads = (run >> 2) & 1 ? 3 : 1;
-                setenv("FLOWCUT_BK_EXCESS", excess ? "1" : "0", 1);
-                setenv("FLOWCUT_BK_LEND", lend ? "1" : "0", 1);
-                setenv("FLOWCUT_BK_STAMP", stamp ? "1" : "0", 1);
-                assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
-                if (r.flow_value != pr.flow_value || memcmp(r.source_side, pr.source_side, (size_t)g.num_vertices))
-                    fail_msg("grid %d-connected seed %llu, excesses %d, lending %d, stamps %d, %d threads: value "
-                             "%lld, push-relabel %lld, or the cut differs",
-                             conn, (unsigned long long)seed, excess, lend, stamp, opt.threads,
-                             (long long)r.flow_value, (long long)pr.flow_value);
-                if (opt.threads == 1 && lend && stamp)
-                    walked[excess] += r.stats.visits;
-                mf_result_free(&r);
-            }
-            mf_result_free(&pr);
-            mf_graph_free(&g);
-            mf_arclist_free(&list);
-        }
+    over_small_grids(excess_case, walked);
     unsetenv("FLOWCUT_BK_EXCESS");
     unsetenv("FLOWCUT_BK_LEND");
     unsetenv("FLOWCUT_BK_STAMP");
     unsetenv("FLOWCUT_BK_SPINE");
-    unsetenv("FLOWCUT_BK_MIN_BLOCK");
-    unsetenv("FLOWCUT_BK_MAX_CROSSING");
     if (!(walked[1] < walked[0]))
         fail_msg("%lld vertices walked with excesses, %lld without", (long long)walked[1], (long long)walked[0]);
+}
+
+static void spine_case(mf_graph *g, mf_options *opt, const mf_result *pr, int conn, uint64_t seed, void *ctx)
+{
+    int64_t *walked = ctx;
+    mf_result r;
+    mf_error err = {0};
+    for (int run = 0; run < 12; run++) {
+        /* spines off, from the first path (these grids' paths are short),
+         * or switched on and off by a low path length */
+        int spine = run % 3, lend = (run / 3) & 1;
+        opt->threads = (run / 6) & 1 ? 3 : 1;
+        setenv("FLOWCUT_BK_SPINE", spine ? "1" : "0", 1);
+        setenv("FLOWCUT_BK_SPINE_LENGTH", spine == 1 ? "0" : "12", 1);
+        setenv("FLOWCUT_BK_LEND", lend ? "1" : "0", 1);
+        assert_int_equal(mf_solve(g, opt, &r, &err), MF_OK);
+        if (r.flow_value != pr->flow_value || memcmp(r.source_side, pr->source_side, (size_t)g->num_vertices))
+            fail_msg("grid %d-connected seed %llu, spines %d, lending %d, %d threads: value %lld, "
+                     "push-relabel %lld, or the cut differs",
+                     conn, (unsigned long long)seed, spine, lend, opt->threads, (long long)r.flow_value,
+                     (long long)pr->flow_value);
+        if (mf_verify(g, &r, 1, &err) != MF_OK)
+            fail_msg("grid %d-connected seed %llu, spines %d, lending %d, %d threads: %s", conn,
+                     (unsigned long long)seed, spine, lend, opt->threads, err.message);
+        if (lend)
+            walked[spine] += r.stats.visits;
+        mf_result_free(&r);
+    }
 }
 
 /* BK with spines (bk_engine.c, bk_spine: the last path's branches cached
@@ -208,46 +252,11 @@ static void test_spines_keep_flow_and_cut(void **state)
     (void)state;
     if (PATH_ALGORITHM != MF_CPU_BK)
         skip(); /* IBFS has no spines */
-    setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
-    setenv("FLOWCUT_BK_MAX_CROSSING", "1", 1);
     int64_t walked[3] = {0, 0, 0};
-    for (int conn = 4; conn <= 8; conn += 4)
-        for (uint64_t seed = 1; seed <= 4; seed++) {
-            mf_arclist list;
-            mf_graph g;
-            mf_result pr, r;
-            mf_error err = {0};
-            mf_options opt = grid_with_reference(90, 60 + 5 * (int32_t)seed, conn, seed, &list, &g, &pr);
-            for (int run = 0; run < 12; run++) {
-                /* spines off, from the first path (these grids' paths are
-                 * short), or switched on and off by a low path length */
-                int spine = run % 3, lend = (run / 3) & 1;
-                opt.threads = (run / 6) & 1 ? 3 : 1;
-                setenv("FLOWCUT_BK_SPINE", spine ? "1" : "0", 1);
-                setenv("FLOWCUT_BK_SPINE_LENGTH", spine == 1 ? "0" : "12", 1);
-                setenv("FLOWCUT_BK_LEND", lend ? "1" : "0", 1);
-                assert_int_equal(mf_solve(&g, &opt, &r, &err), MF_OK);
-                if (r.flow_value != pr.flow_value || memcmp(r.source_side, pr.source_side, (size_t)g.num_vertices))
-                    fail_msg("grid %d-connected seed %llu, spines %d, lending %d, %d threads: value %lld, "
-                             "push-relabel %lld, or the cut differs",
-                             conn, (unsigned long long)seed, spine, lend, opt.threads, (long long)r.flow_value,
-                             (long long)pr.flow_value);
-                if (mf_verify(&g, &r, 1, &err) != MF_OK)
-                    fail_msg("grid %d-connected seed %llu, spines %d, lending %d, %d threads: %s", conn,
-                             (unsigned long long)seed, spine, lend, opt.threads, err.message);
-                if (lend)
-                    walked[spine] += r.stats.visits;
-                mf_result_free(&r);
-            }
-            mf_result_free(&pr);
-            mf_graph_free(&g);
-            mf_arclist_free(&list);
-        }
+    over_small_grids(spine_case, walked);
     unsetenv("FLOWCUT_BK_SPINE");
     unsetenv("FLOWCUT_BK_SPINE_LENGTH");
     unsetenv("FLOWCUT_BK_LEND");
-    unsetenv("FLOWCUT_BK_MIN_BLOCK");
-    unsetenv("FLOWCUT_BK_MAX_CROSSING");
     if (!(walked[1] < walked[0]) || !(walked[2] < walked[0]))
         fail_msg("%lld and %lld vertices walked with spines (always, switched), %lld without", (long long)walked[1],
                  (long long)walked[2], (long long)walked[0]);
