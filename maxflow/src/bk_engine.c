@@ -569,23 +569,19 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
     lend_for(b, src_root, SRC_TREE, across, lend_s, amt_s, ns);
     lend_for(b, snk_root, SNK_TREE, take, lend_t, amt_t, nt);
     mf_rarc_push(arcs, xy, (int32_t)across);
-    if (b->spine_on) { /* no excesses: every arc carries `across` */
-        push_side(b, 0, split, across, SRC_TREE, 1);
+    /* the buffer holds each side's root last, but not with spines (they
+     * hold the roots and the rest of each branch: spine_send) */
+    int32_t src_end = b->spine_on ? split : split - 1, snk_end = b->spine_on ? b->plen : b->plen - 1;
+    push_side(b, 0, src_end, across, SRC_TREE, 1); /* the source side's arcs carry all it gives */
+    if (b->spine_on)
         spine_send(b, SRC_TREE, across);
-        settle_root(b, src_root, SRC_TREE, across, across);
-        push_side(b, split, b->plen, across, SNK_TREE, 1);
-        spine_send(b, SNK_TREE, across);
-        settle_root(b, snk_root, SNK_TREE, across, take);
-        b->flow += take;
-        b->augmentations++;
-        return;
-    }
-    push_side(b, 0, split - 1, across, SRC_TREE, 1); /* the source side's arcs carry all it gives */
     settle_root(b, src_root, SRC_TREE, across, across);
-    int64_t at_root = b->excess ? push_side(b, split, b->plen - 1, across, SNK_TREE, 0)
-                                : push_side(b, split, b->plen - 1, across, SNK_TREE, 1);
+    int64_t at_root = b->excess ? push_side(b, split, snk_end, across, SNK_TREE, 0) /* never with spines */
+                                : push_side(b, split, snk_end, across, SNK_TREE, 1);
+    if (b->spine_on)
+        spine_send(b, SNK_TREE, at_root);
     settle_root(b, snk_root, SNK_TREE, at_root, take);
-    if (b->stamp_path) {
+    if (b->stamp_path && !b->spine_on) { /* a spine's depths stand for the stamps */
         stamp_trunk(b, 0, split);
         stamp_trunk(b, split, b->plen);
     }
