@@ -162,6 +162,14 @@ static int32_t pop_active(bk_run *b)
     return -1;
 }
 
+/* The residual of a vertex's arc q in its tree's direction, were q's head
+ * its parent: into the vertex for the source tree (the parent sends), out
+ * of it for the sink tree. */
+static inline int32_t along_tree(const mf_rarc *arcs, int32_t q, uint8_t side)
+{
+    return side == SRC_TREE ? arcs[q].rres : arcs[q].res;
+}
+
 /* spine_cut's modes: the vertices cut keep their branch to the root (a
  * junction lower down, a shorter parent, the end); their branch breaks at
  * an orphan; it breaks at the arcs the last push dried (orphans made) */
@@ -278,7 +286,7 @@ static void spine_reach(bk_run *b, int32_t x, uint8_t side, int64_t *cap)
     int32_t k = b->plen;
     for (; k > start; k--) {
         int32_t p = b->path[2 * k - 1];
-        if (!spine_add(b, side, b->path[2 * k - 2], p, side == SRC_TREE ? arcs[p].rres : arcs[p].res))
+        if (!spine_add(b, side, b->path[2 * k - 2], p, along_tree(arcs, p, side)))
             break;
     }
     int64_t c = s->lowest[s->len - 1] - s->sent;
@@ -286,7 +294,7 @@ static void spine_reach(bk_run *b, int32_t x, uint8_t side, int64_t *cap)
         c = *cap;
     for (int32_t i = start; i < k; i++) {
         int32_t p = b->path[2 * i + 1];
-        int64_t r = side == SRC_TREE ? arcs[p].rres : arcs[p].res;
+        int64_t r = along_tree(arcs, p, side);
         if (r < c)
             c = r;
     }
@@ -396,7 +404,7 @@ static int64_t gather_roots(bk_run *b, int32_t root, uint8_t side, int64_t want,
         int32_t w = arcs[q].head;
         if (!inside(b, w) || b->v[w].tree != side || b->v[w].parent != TO_TERMINAL)
             continue;
-        int64_t room = side == SRC_TREE ? arcs[q].rres : arcs[q].res; /* w -> root, root -> w */
+        int64_t room = along_tree(arcs, q, side); /* w -> root, root -> w */
         int64_t term = side_residual(b, w, side);
         if (room <= 0 || term <= 0)
             continue;
@@ -455,11 +463,11 @@ static inline __attribute__((always_inline)) int64_t push_side(bk_run *b, int32_
         int32_t v = path[2 * i], p = path[2 * i + 1];
         if (exact) { /* BK's push: every arc can carry `across` */
             mf_rarc_push(arcs, p, side == SRC_TREE ? -(int32_t)a : (int32_t)a);
-            if (!(side == SRC_TREE ? arcs[p].rres : arcs[p].res))
+            if (!along_tree(arcs, p, side))
                 make_orphan_front(b, v);
             continue;
         }
-        int64_t room = side == SRC_TREE ? arcs[p].rres : arcs[p].res;
+        int64_t room = along_tree(arcs, p, side);
         int64_t m = room < a ? room : a;
         mf_rarc_push(arcs, p, side == SRC_TREE ? -(int32_t)m : (int32_t)m);
         if (m < a)
@@ -669,7 +677,7 @@ static void adopt(bk_run *b, int32_t v)
         if (!inside(b, w) || b->v[w].tree != side) /* no read of another block's node */
             continue;
         /* the tree's residual direction: w -> v for source, v -> w for sink */
-        int32_t res = side == SRC_TREE ? arcs[q].rres : arcs[q].res;
+        int32_t res = along_tree(arcs, q, side);
         if (res <= 0)
             continue;
         int32_t d = origin_distance(b, w, best_d);
@@ -699,7 +707,7 @@ static void adopt(bk_run *b, int32_t v)
             continue;
         uint8_t tw = b->v[w].tree;
         if (tw == side) {
-            int32_t res = side == SRC_TREE ? arcs[q].rres : arcs[q].res;
+            int32_t res = along_tree(arcs, q, side);
             if (res > 0)
                 push_active(b, w); /* w may grow into v again */
             if (b->v[w].parent >= 0 && b->up[w] == v)
