@@ -114,10 +114,12 @@ static int report(const char *path, const mf_arclist *list, const mf_graph *g, c
         /* where an engine's time went: the GPU's rounds and global relabels
          * (BFS levels, seconds), the CPU's pushes or augmentations */
         printf(", \"stats\": {\"pushes\": %lld, \"relabels\": %lld, \"global_relabels\": %lld, "
-               "\"rounds\": %lld, \"bfs_levels\": %lld, \"visits\": %lld, \"relabel_seconds\": %.6f}",
+               "\"rounds\": %lld, \"bfs_levels\": %lld, \"visits\": %lld, \"relabel_seconds\": %.6f, "
+               "\"work_seconds\": %.6f, \"critical_seconds\": %.6f, \"longest_task_seconds\": %.6f}",
                (long long)res->stats.pushes, (long long)res->stats.relabels,
                (long long)res->stats.global_relabels, (long long)res->stats.rounds,
-               (long long)res->stats.bfs_levels, (long long)res->stats.visits, res->stats.relabel_seconds);
+               (long long)res->stats.bfs_levels, (long long)res->stats.visits, res->stats.relabel_seconds,
+               res->stats.work_seconds, res->stats.critical_seconds, res->stats.longest_task_seconds);
         if (ro->want_flow) {
             printf(", \"arc_flows\": [");
             for (int32_t i = 0; i < list->num_arcs; i++)

@@ -318,6 +318,23 @@ static void test_terminal_arcs_on_split_ranges(void **state)
     mf_arclist_free(&list);
 }
 
+/* BK's time stats (mf_stats): the longest task lies on some chain of
+ * tasks and each chain is a part of the work, so 0 < longest <= critical
+ * <= work (up to the order of the sums' rounding), and the critical chain
+ * is inside the solve; one block is one task, all three equal. */
+static void check_block_times(const mf_result *r)
+{
+    const mf_stats *st = &r->stats;
+    const double slack = 1e-9 * (1 + st->work_seconds);
+    if (!(st->longest_task_seconds > 0 && st->longest_task_seconds <= st->critical_seconds &&
+          st->critical_seconds <= st->work_seconds + slack && st->critical_seconds <= st->solve_seconds + slack))
+        fail_msg("%lld blocks: longest %.9f, critical %.9f, work %.9f, solve %.9f s", (long long)st->rounds,
+                 st->longest_task_seconds, st->critical_seconds, st->work_seconds, st->solve_seconds);
+    if (st->rounds == 1 && (st->work_seconds != st->critical_seconds || st->work_seconds != st->longest_task_seconds))
+        fail_msg("one block: work %.9f, critical %.9f, longest %.9f s differ", st->work_seconds,
+                 st->critical_seconds, st->longest_task_seconds);
+}
+
 /* A width x height grid solved on 1 to max_threads threads: the same value
  * and cut every time, and BK with per blocks a thread (64 at most), so that
  * its pool runs more tasks than threads. */
@@ -336,6 +353,8 @@ static void grid_cuts_agree(int32_t width, int32_t height, int conn, uint64_t se
         mf_options opt = path_options(threads, cut_only);
         mf_result r;
         assert_int_equal(mf_solve(&g, &opt, threads == 1 ? &one : &r, &err), MF_OK);
+        if (PATH_ALGORITHM == MF_CPU_BK)
+            check_block_times(threads == 1 ? &one : &r);
         if (threads == 1)
             continue;
         assert_true(r.flow_value == one.flow_value);

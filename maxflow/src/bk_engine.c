@@ -1144,7 +1144,15 @@ typedef struct bk_task {
     int32_t time;   /* above every stamp its halves left */
     int parent;     /* the merge that waits for it, -1 at the root */
     int pending;    /* halves not yet finished */
+    double below;   /* the longest chain of tasks it waited for, seconds */
 } bk_task;
+
+/* Where a search's time went (mf_stats): the tasks' seconds summed, the
+ * longest chain of tasks that waited for each other (what more threads
+ * cannot shorten), and the longest task. */
+typedef struct bk_times {
+    double work, critical, longest;
+} bk_times;
 
 typedef struct bk_pool {
     pthread_mutex_t lock;
@@ -1160,6 +1168,7 @@ typedef struct bk_pool {
     int nomem;
     int excess;         /* paths leave imbalances (a cut-only solve) */
     int64_t flow, augmentations, walked;
+    bk_times times;
 } bk_pool;
 
 static void *pool_worker(void *arg)
@@ -1175,20 +1184,29 @@ static void *pool_worker(void *arg)
         bk_task *t = &p->tasks[i];
         int skip = p->nomem; /* after a failure the rest only count down */
         pthread_mutex_unlock(&p->lock);
+        double t0 = mf_now();
         if (!skip) {
             job_init(&t->job, p->r, p->v, p->up, p->tr, t->lo, t->hi, t->mid, t->time, p->excess);
             t->job.leaves = p->border + t->leaf_lo;
             t->job.nleaves = t->leaf_hi - t->leaf_lo;
             job_main(&t->job);
         }
+        double took = mf_now() - t0, chain = t->below + took;
         pthread_mutex_lock(&p->lock);
+        p->times.work += took;
+        if (took > p->times.longest)
+            p->times.longest = took;
         p->nomem |= t->job.nomem;
         p->flow += t->job.run.flow;
         p->augmentations += t->job.run.augmentations;
         p->walked += t->job.run.walked;
         p->left--;
+        if (t->parent < 0)
+            p->times.critical = chain;
         if (t->parent >= 0) {
             bk_task *up = &p->tasks[t->parent];
+            if (chain > up->below)
+                up->below = chain;
             if (t->job.run.time + 1 > up->time)
                 up->time = t->job.run.time + 1;
             if (--up->pending == 0)
@@ -1225,7 +1243,7 @@ static int merge_tree(bk_task *tasks, int lo, int hi, int *count)
 /* excess: 0 none, 1 on one block alone, 2 in merged blocks too (mf_bk) */
 static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *up, int64_t *tr, int threads,
                         int blocks, int excess, int64_t *flow, int64_t *augmentations, int64_t *walked,
-                        int *blocks_used)
+                        int *blocks_used, bk_times *times)
 {
     int32_t bound[MAX_BLOCKS + 1];
     bk_border border[MAX_BLOCKS] = {{0}};
@@ -1234,7 +1252,9 @@ static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *
     if (k == 1) {
         bk_job job;
         job_init(&job, r, v, up, tr, 0, g->num_vertices, -1, 0, excess != 0);
+        double t0 = mf_now();
         job_main(&job);
+        times->work = times->critical = times->longest = mf_now() - t0;
         *flow += job.run.flow;
         *augmentations += job.run.augmentations;
         *walked += job.run.walked;
@@ -1270,6 +1290,7 @@ static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *
     *flow += p.flow;
     *augmentations += p.augmentations;
     *walked += p.walked;
+    *times = p.times;
     return p.nomem ? MF_ERR_NOMEM : MF_OK;
 }
 
@@ -1360,7 +1381,12 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
          * merged blocks too (experiments, tests). */
         const char *ex = getenv("FLOWCUT_BK_EXCESS");
         int excess = !opt->cut_only || (ex && !atoi(ex)) ? 0 : ex ? 2 : 1;
-        rc = solve_blocks(g, &r, v, up, tr, threads, planned, excess, &flow, &augmentations, &walked, &blocks);
+        bk_times times = {0};
+        rc = solve_blocks(g, &r, v, up, tr, threads, planned, excess, &flow, &augmentations, &walked, &blocks,
+                          &times);
+        res->stats.work_seconds = times.work;
+        res->stats.critical_seconds = times.critical;
+        res->stats.longest_task_seconds = times.longest;
     }
     if (rc == MF_OK) {
         if (res->flow)

@@ -345,6 +345,8 @@ class TestGrid(unittest.TestCase):
                     self.assertEqual(g.stats["engine"], "cpu")
                     self.assertEqual(g.stats["cpu_algorithm"], "bk")  # auto's pick for a grid
                     self.assertTrue(0 < g.stats["setup_seconds"] <= g.stats["solve_seconds"])
+                    self.assertGreaterEqual(g.stats["blocks"], 1)
+                    self.assertTrue(0 < g.stats["critical_seconds"] <= g.stats["work_seconds"] * (1 + 1e-9))
                     seg = g.get_grid_segments(ids)
                     self.assertEqual(seg.shape, ids.shape)
                     self.assertTrue(np.array_equal(seg, np.vectorize(lambda v: v in reach)(ids)))

@@ -243,6 +243,11 @@ typedef struct mf_stats {
     /* CPU: the algorithm that ran (an mf_cpu_algorithm, auto resolved);
      * -1 for the GPU engine */
     int cpu_algorithm;
+    /* BK on blocks (rounds of them): the blocks' and merges' search
+     * seconds summed (work), the longest chain of them that waited for
+     * each other (critical: no thread count goes below it), and the
+     * longest one; on one block all three are its search. 0 elsewhere. */
+    double work_seconds, critical_seconds, longest_task_seconds;
 } mf_stats;
 
 /* Result of a solve. flow[a] is the flow on stored arc a: after phase 2 a

@@ -60,7 +60,8 @@ class MfStats(ctypes.Structure):
                 ("relabel_seconds", ctypes.c_double), ("engine_used", ctypes.c_int), ("warm", ctypes.c_int),
                 ("changed_arcs", ctypes.c_int64), ("deficits", ctypes.c_int64),
                 ("device_name", ctypes.c_char * 128), ("setup_seconds", ctypes.c_double),
-                ("cpu_algorithm", ctypes.c_int)]
+                ("cpu_algorithm", ctypes.c_int), ("work_seconds", ctypes.c_double),
+                ("critical_seconds", ctypes.c_double), ("longest_task_seconds", ctypes.c_double)]
 
 
 class MfResult(ctypes.Structure):

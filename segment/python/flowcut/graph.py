@@ -59,7 +59,9 @@ class Graph:
         self._side = None
         self.flow = None
         # the last solve: engine, device, solve_seconds, setup_seconds (CPU)
-        # and cpu_algorithm (what ran, auto's pick; None on the GPU)
+        # and cpu_algorithm (what ran, auto's pick; None on the GPU); BK's
+        # blocks, work_seconds (their searches summed) and critical_seconds
+        # (the longest chain of merges that waited for each other)
         self.stats = {}
 
     # -- nodes
@@ -228,7 +230,9 @@ class Graph:
         self.stats = {"engine": "gpu" if st.engine_used == 2 else "cpu",
                       "device": st.device_name.decode(), "solve_seconds": st.solve_seconds,
                       "setup_seconds": st.setup_seconds,
-                      "cpu_algorithm": _lib.cpu_algorithm_name(st.cpu_algorithm)}
+                      "cpu_algorithm": _lib.cpu_algorithm_name(st.cpu_algorithm),
+                      "blocks": int(st.rounds) if _lib.cpu_algorithm_name(st.cpu_algorithm) == "bk" else None,
+                      "work_seconds": st.work_seconds, "critical_seconds": st.critical_seconds}
         flow = int(res.flow_value)
         self.flow = flow / self.scale if self.scale is not None else flow
         return self.flow
