@@ -8,7 +8,8 @@
 # THREADS12 overrides THREADS at 12 Mpx. Needs python3 with OpenCV (PYTHON); PEERS_BUILD_DIR from
 # ../shared/peers/build.sh, or - to time flowcut alone. With the peers, `flowcut maxflow` of the
 # same network on 1 thread also prints its set-up and search apart, beside EIBFS's init and
-# solve. NOPRIOR=1: the networks without the geodesic prior (λ 150, as before issue 15).
+# solve, and on the most threads its merge tree's work and critical chain (`--json`).
+# NOPRIOR=1: the networks without the geodesic prior (λ 150, as before issue 15).
 # PEERS / PEERS12 pick the peers; `liusun` is the review's parallel BK (Liu & Sun's bottom-up
 # merging), on LIUSUN_BLOCKS row bands (default 16) and the 8 threads its demo fixes.
 set -uo pipefail
@@ -50,6 +51,12 @@ for s in $SIZES; do
     su=$(grep -oE '"setup": [0-9.e-]+' <<<"$j" | awk '{print $2}')
     printf "%-5s %-14s %s (set-up %s, search %s)\n" "$s" "maxflow bk t1" "$e" "$su" \
         "$(awk -v a="$e" -v b="$su" 'BEGIN { printf "%.6f", a - b }')"
+    # the merge tree on the most threads: its work, and the chain of merges no thread count shortens
+    tmax=${threads##* }
+    j=$("$F" maxflow "$T/g.max" --engine cpu --cpu-algorithm bk --threads "$tmax" --json)
+    st() { grep -oE "\"$1\": [0-9.e-]+" <<<"$j" | awk '{print $2}'; }
+    printf "%-5s %-14s %s (blocks %s, work %s, critical %s, longest %s)\n" "$s" "maxflow bk t$tmax" "$(st engine)" \
+        "$(st rounds)" "$(st work_seconds)" "$(st critical_seconds)" "$(st longest_task_seconds)"
     "$P/bench_io" dimacs_to_bbk "$T/g.max" >/dev/null 2>&1
     rm -f "$T/g.max"
     peers=${PEERS:-bk mbk eibfs eibfs_i hpf liusun}
