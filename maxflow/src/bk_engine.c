@@ -1201,9 +1201,9 @@ static void *pool_worker(void *arg)
         p->augmentations += t->job.run.augmentations;
         p->walked += t->job.run.walked;
         p->left--;
-        if (t->parent < 0)
-            p->times.critical = chain;
-        if (t->parent >= 0) {
+        if (t->parent < 0) {
+            p->times.critical = chain; /* the root waited for every chain */
+        } else {
             bk_task *up = &p->tasks[t->parent];
             if (chain > up->below)
                 up->below = chain;

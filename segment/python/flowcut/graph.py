@@ -227,11 +227,11 @@ class Graph:
         side = np.ctypeslib.as_array(res.source_side, shape=(g.num_vertices,))
         self._side = side[:self._n].astype(bool)
         st = res.stats
+        alg = _lib.cpu_algorithm_name(st.cpu_algorithm)
         self.stats = {"engine": "gpu" if st.engine_used == 2 else "cpu",
                       "device": st.device_name.decode(), "solve_seconds": st.solve_seconds,
-                      "setup_seconds": st.setup_seconds,
-                      "cpu_algorithm": _lib.cpu_algorithm_name(st.cpu_algorithm),
-                      "blocks": int(st.rounds) if _lib.cpu_algorithm_name(st.cpu_algorithm) == "bk" else None,
+                      "setup_seconds": st.setup_seconds, "cpu_algorithm": alg,
+                      "blocks": int(st.rounds) if alg == "bk" else None,
                       "work_seconds": st.work_seconds, "critical_seconds": st.critical_seconds}
         flow = int(res.flow_value)
         self.flow = flow / self.scale if self.scale is not None else flow
