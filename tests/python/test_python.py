@@ -297,6 +297,35 @@ class TestGraph(unittest.TestCase):
             h = flowcut.Graph()
             h.add_grid_edges(h.add_grid_nodes((2, 2)), 0.5)
 
+    def test_scale_applies_once_in_grid_helpers(self):
+        """The grid helpers scale each capacity once, like add_edge/add_tedge."""
+        g = flowcut.Graph(scale=100)
+        ids = g.add_grid_nodes((1, 2))
+        g.add_grid_edges(ids, weights=0.01)
+        g.add_grid_tedges(ids, np.array([[10.0, 0.0]]), np.array([[0.0, 10.0]]))
+        self.assertAlmostEqual(g.maxflow(), 0.01)
+        self.assertEqual(g.get_grid_segments(ids).tolist(), [[False, True]])
+        # a structure's entries multiply the weights before the one scaling
+        h = flowcut.Graph(scale=4)
+        ids = h.add_grid_nodes((2,))
+        h.add_grid_edges(ids, weights=0.25, structure=np.array([0, 0, 3]), symmetric=True)
+        h.add_grid_tedges(ids, [5.0, 0.0], [0.0, 5.0])
+        self.assertAlmostEqual(h.maxflow(), 0.75)
+        # the same volume with and without a scale cuts alike
+        rng = np.random.default_rng(7)
+        w = rng.integers(1, 9, (6, 5, 4)).astype(float)
+        src, snk = rng.integers(0, 20, (2, 6, 5, 4)).astype(float)
+        cuts, flows = [], []
+        for scale in (None, 1000):
+            v = flowcut.Graph(scale=scale)
+            vid = v.add_grid_nodes(w.shape)
+            v.add_grid_edges(vid, w)
+            v.add_grid_tedges(vid, src, snk)
+            flows.append(v.maxflow())
+            cuts.append(v.get_grid_segments(vid))
+        self.assertAlmostEqual(flows[0], flows[1])
+        self.assertTrue(np.array_equal(cuts[0], cuts[1]))
+
 
 class TestGrid(unittest.TestCase):
     def hand_built(self, ids, weights, structure, symmetric, tsrc, tsnk):

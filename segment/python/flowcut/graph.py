@@ -117,6 +117,18 @@ class Graph:
             raise ValueError(f"{what} too large")
         return a.astype(np.int64)
 
+    @staticmethod
+    def _numbers(c, what):
+        """c as a numeric array, unconverted (no scale, no rounding)."""
+        a = np.asarray(c)
+        if a.dtype == np.bool_ or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+            raise TypeError(f"{what} must be numbers, not {a.dtype}")
+        if np.issubdtype(a.dtype, np.floating) and not np.all(np.isfinite(a)):
+            raise ValueError(f"{what} must be finite")
+        if a.size and a.min() < 0:
+            raise ValueError(f"{what} must be >= 0")
+        return a
+
     def _ids(self, ids, what):
         a = np.asarray(ids)
         if not np.issubdtype(a.dtype, np.integer):
@@ -128,8 +140,12 @@ class Graph:
 
     def add_edges(self, i, j, cap, rev_cap):
         """Vectorised add_edge: arrays (or scalars) broadcast together."""
-        i, j, cap, rev_cap = np.broadcast_arrays(self._ids(i, "i"), self._ids(j, "j"),
-                                                 self._caps(cap, "cap"), self._caps(rev_cap, "rev_cap"))
+        self._add_edges(self._ids(i, "i"), self._ids(j, "j"), self._caps(cap, "cap"), self._caps(rev_cap, "rev_cap"))
+
+    # The _add_* methods take capacities already converted by _caps: the
+    # scale is applied exactly once, where a capacity enters from the caller.
+    def _add_edges(self, i, j, cap, rev_cap):
+        i, j, cap, rev_cap = np.broadcast_arrays(i, j, cap, rev_cap)
         if i.size and (cap.max() > INT32_MAX or rev_cap.max() > INT32_MAX or (cap + rev_cap).max() > INT32_MAX):
             raise ValueError("an edge's cap + rev_cap exceeds 2147483647")
         keep = i != j  # self-loops carry no flow
@@ -147,8 +163,10 @@ class Graph:
 
     def add_tedges(self, i, cap_source, cap_sink):
         """Vectorised add_tedge; repeated calls on a node add up."""
-        i, cs, ct = np.broadcast_arrays(self._ids(i, "i"), self._caps(cap_source, "cap_source"),
-                                        self._caps(cap_sink, "cap_sink"))
+        self._add_tedges(self._ids(i, "i"), self._caps(cap_source, "cap_source"), self._caps(cap_sink, "cap_sink"))
+
+    def _add_tedges(self, i, cs, ct):
+        i, cs, ct = np.broadcast_arrays(i, cs, ct)
         np.add.at(self._src, i.ravel(), cs.ravel())
         np.add.at(self._snk, i.ravel(), ct.ravel())
         self._side = None
@@ -162,8 +180,8 @@ class Graph:
     def add_grid_tedges(self, nodeids, sourcecaps, sinkcaps):
         """Terminal edges of a node array; capacities broadcast to its shape."""
         nodeids = self._ids(nodeids, "nodeids")
-        self.add_tedges(nodeids, np.broadcast_to(self._caps(sourcecaps, "sourcecaps"), nodeids.shape),
-                        np.broadcast_to(self._caps(sinkcaps, "sinkcaps"), nodeids.shape))
+        self._add_tedges(nodeids, np.broadcast_to(self._caps(sourcecaps, "sourcecaps"), nodeids.shape),
+                         np.broadcast_to(self._caps(sinkcaps, "sinkcaps"), nodeids.shape))
 
     def add_grid_edges(self, nodeids, weights=1, structure=None, symmetric=False):
         """Edges between each node of the N-D array nodeids and its
@@ -178,10 +196,12 @@ class Graph:
         nd = nodeids.ndim
         if structure is None:
             structure = neighbourhood(nd)
-        st = self._caps(structure, "structure")
+        # capacities are weights * structure in the caller's numbers, then
+        # converted (and scaled) once per arc by _caps
+        st = self._numbers(structure, "structure")
         if st.ndim != nd or any(s % 2 == 0 for s in st.shape):
             raise ValueError(f"structure must have {nd} dimensions of odd sides, not shape {st.shape}")
-        w = np.broadcast_to(self._caps(weights, "weights"), nodeids.shape)
+        w = np.broadcast_to(self._numbers(weights, "weights"), nodeids.shape)
         centre = tuple(s // 2 for s in st.shape)
         done = set()
         for idx in zip(*np.nonzero(st)):
@@ -196,13 +216,13 @@ class Graph:
                 continue
             ps = tuple(slice(0, n - x) if x >= 0 else slice(-x, n) for x, n in zip(d, nodeids.shape))
             qs = tuple(slice(x, n) if x >= 0 else slice(0, n + x) for x, n in zip(d, nodeids.shape))
-            s_d = int(st[idx])
+            s_d = st[idx]
             nidx = tuple(c - x for c, x in zip(centre, d))
-            s_neg = int(st[nidx]) if all(0 <= k < n for k, n in zip(nidx, st.shape)) else 0
-            a = w[ps] * s_d            # p -> q from offset d
-            b = w[qs] * s_neg          # q -> p from offset -d
+            s_neg = st[nidx] if all(0 <= k < n for k, n in zip(nidx, st.shape)) else 0
+            a = self._caps(w[ps] * s_d, "weights")      # p -> q from offset d
+            b = self._caps(w[qs] * s_neg, "weights")    # q -> p from offset -d
             along, against = (a + b, a + b) if symmetric else (a, b)
-            self.add_edges(nodeids[ps], nodeids[qs], along, against)
+            self._add_edges(nodeids[ps], nodeids[qs], along, against)
 
     # -- solving
     def _network(self):
