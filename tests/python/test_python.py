@@ -297,6 +297,62 @@ class TestGraph(unittest.TestCase):
             h = flowcut.Graph()
             h.add_grid_edges(h.add_grid_nodes((2, 2)), 0.5)
 
+    def test_pymaxflow_tutorial_unchanged(self):
+        """PyMaxflow's tutorial code, import line changed, prints its documented output."""
+        out = subprocess.run([sys.executable, os.path.join(HERE, "pymaxflow_tutorial.py"), sys.argv[2]],
+                             capture_output=True, text=True, check=True).stdout
+        self.assertEqual(out, "Maximum flow: 8\nSegment of the node 0: 1\nSegment of the node 1: 0\n"
+                              "Maximum flow: 8.5\nSegments: 1 0\n"
+                              "restored pixels wrong: 19 of 2000\n"
+                              "Maximum flow: -3 segments 1 0\n")
+
+    def test_graph_types(self):
+        self.assertIs(flowcut.Graph[int], flowcut.GraphInt)
+        self.assertIs(flowcut.Graph[float], flowcut.GraphFloat)
+        with self.assertRaisesRegex(TypeError, "int or float"):
+            flowcut.Graph[str]
+        gi = flowcut.Graph[int]()
+        with self.assertRaisesRegex(ValueError, "whole numbers"):
+            gi.add_grid_edges(gi.add_grid_nodes((2, 2)), 0.5)
+        g = flowcut.Graph[int]()
+        g.add_nodes(3)
+        self.assertEqual((g.get_node_count(), g.get_edge_count()), (3, 0))
+        g.reset()
+        self.assertEqual(g.get_node_count(), 0)
+
+    def test_float_graph_against_reference(self):
+        """Dyadic capacities are exact; others give the rounded problem's
+        optimal cut with its value from the given capacities."""
+        rng = np.random.default_rng(11)
+        inexact = 0
+        for trial in range(80):
+            n = int(rng.integers(1, 10))
+            dyadic = trial % 2 == 0
+            g = flowcut.Graph[float]()
+            g.add_nodes(n)
+            arcs = []
+            unit = 1 / 64 if dyadic else 0.1
+            for _ in range(int(rng.integers(0, 3 * n + 1))):
+                i, j = (int(x) for x in rng.integers(0, n, 2))
+                c, r = (int(x) * unit for x in rng.integers(0, 200, 2))
+                g.add_edge(i, j, c, r)
+                arcs += [(i, j, c), (j, i, r)]
+            for i in range(n):
+                a, b = (int(x) * unit for x in rng.integers(0, 300, 2))
+                g.add_tedge(i, a, b)
+                arcs += [(n, i, a), (i, n + 1, b)]
+            flow = g.maxflow()
+            # the reference on exact integers: every capacity is k * unit
+            ref, reach = reference_maxflow(n + 2, n, n + 1, [(u, v, round(c / unit)) for u, v, c in arcs])
+            inexact += not g.exact
+            if dyadic:
+                self.assertTrue(g.exact)
+                self.assertEqual(flow, ref * unit)
+                self.assertEqual([g.get_segment(i) for i in range(n)], [int(i in reach) for i in range(n)])
+            else:
+                self.assertAlmostEqual(flow, ref * unit, places=6)
+        self.assertGreater(inexact, 20)  # tenths lose bits when scaled by a power of two
+
     def test_scale_applies_once_in_grid_helpers(self):
         """The grid helpers scale each capacity once, like add_edge/add_tedge."""
         g = flowcut.Graph(scale=100)

@@ -16,7 +16,7 @@ import ctypes as _ctypes
 
 from . import _lib
 from ._lib import FlowcutError
-from .graph import Graph, maxflow_many, neighbourhood, neighborhood
+from .graph import Graph, GraphFloat, GraphInt, maxflow_many, neighbourhood, neighborhood
 from .problem import Dynamic, Problem, Result, read_dimacs
 from .segmentation import segment, segment_files, segment_scribbles, segment_trimap
 from .session import Session
@@ -32,6 +32,6 @@ def gpu_available():
     return n.value
 
 
-__all__ = ["FlowcutError", "Graph", "maxflow_many", "neighbourhood", "neighborhood", "Problem", "Dynamic", "Result",
+__all__ = ["FlowcutError", "Graph", "GraphInt", "GraphFloat", "maxflow_many", "neighbourhood", "neighborhood", "Problem", "Dynamic", "Result",
            "read_dimacs", "segment", "segment_files", "segment_scribbles", "segment_trimap", "Session",
            "gpu_available"]

@@ -2,11 +2,24 @@
 add_edge, add_tedge, add_grid_edges/add_grid_tedges on N-D node arrays,
 maxflow, get_segment, get_grid_segments), solved by flowcut's engines.
 
-Capacities are integers, as flowcut's engines are exact integer solvers:
-int32 per arc direction, 64-bit terminal sums and flow. Float capacities
-must be whole numbers unless the graph has a scale: Graph(scale=1000)
-multiplies every capacity by 1000 and rounds, and maxflow() divides the
-flow back."""
+PyMaxflow code runs with its import line changed: Graph[int] and
+Graph[float] are the two capacity types.
+
+- Graph[int] (and Graph()): capacities are integers, solved exactly (int32
+  per arc direction, 64-bit terminal sums and flow). Fractional values are
+  an error unless the graph has a scale: Graph(scale=1000) multiplies every
+  capacity by 1000 and rounds, and maxflow() divides the flow back.
+- Graph[float]: any finite capacities. maxflow() scales them by the largest
+  power of two that keeps every arc within int32 and the terminal sums
+  within int64; a power of two changes no mantissa, so capacities with at
+  most about 31 significant bits (0.5, 0.25, 1.75, whole numbers) are
+  solved exactly and `exact` is True after the solve. Otherwise each arc
+  is rounded by at most 2**-32 of the largest one, the cut is optimal for
+  the rounded capacities, `exact` is False, and maxflow() returns that
+  cut's value summed from the capacities as given.
+Terminal capacities may be negative in both (as in PyMaxflow): only the
+difference of a node's two terminal capacities decides its side, so the
+smaller is subtracted from both and added back to the flow."""
 import ctypes
 import itertools
 import os
@@ -57,12 +70,21 @@ class Graph:
         self._src = np.zeros(max(int(nodes_hint), 0), np.int64)
         self._snk = np.zeros(max(int(nodes_hint), 0), np.int64)
         self._side = None
+        self._offset = 0
         self.flow = None
         # the last solve: engine, device, solve_seconds, setup_seconds (CPU)
         # and cpu_algorithm (what ran, auto's pick; None on the GPU); BK's
         # blocks, work_seconds (their searches summed) and critical_seconds
         # (the longest chain of merges that waited for each other)
         self.stats = {}
+
+    def __class_getitem__(cls, kind):
+        """Graph[int] or Graph[float], PyMaxflow's two graph types."""
+        if kind is int:
+            return GraphInt
+        if kind is float:
+            return GraphFloat
+        raise TypeError(f"Graph[...] takes int or float, not {kind!r}")
 
     # -- nodes
     def add_nodes(self, num_nodes):
@@ -95,8 +117,15 @@ class Graph:
     def get_edge_num(self):
         return self._num_edges
 
+    get_node_count = get_node_num
+    get_edge_count = get_edge_num
+
+    def reset(self):
+        """Removes every node and edge."""
+        self.__init__(scale=self.scale)
+
     # -- capacities
-    def _caps(self, c, what):
+    def _caps(self, c, what, signed=False):
         a = np.asarray(c)
         if a.dtype == np.bool_ or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
             raise TypeError(f"{what} must be numbers, not {a.dtype}")
@@ -111,21 +140,21 @@ class Graph:
         elif self.scale is not None:
             a = a.astype(np.float64) * self.scale
             a = np.rint(a)
-        if a.size and a.min() < 0:
+        if a.size and a.min() < 0 and not signed:
             raise ValueError(f"{what} must be >= 0")
-        if a.size and a.max() >= 2**62:
+        if a.size and np.abs(a).max() >= 2**62:
             raise ValueError(f"{what} too large")
         return a.astype(np.int64)
 
     @staticmethod
-    def _numbers(c, what):
+    def _numbers(c, what, signed=False):
         """c as a numeric array, unconverted (no scale, no rounding)."""
         a = np.asarray(c)
         if a.dtype == np.bool_ or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
             raise TypeError(f"{what} must be numbers, not {a.dtype}")
         if np.issubdtype(a.dtype, np.floating) and not np.all(np.isfinite(a)):
             raise ValueError(f"{what} must be finite")
-        if a.size and a.min() < 0:
+        if a.size and a.min() < 0 and not signed:
             raise ValueError(f"{what} must be >= 0")
         return a
 
@@ -163,7 +192,8 @@ class Graph:
 
     def add_tedges(self, i, cap_source, cap_sink):
         """Vectorised add_tedge; repeated calls on a node add up."""
-        self._add_tedges(self._ids(i, "i"), self._caps(cap_source, "cap_source"), self._caps(cap_sink, "cap_sink"))
+        self._add_tedges(self._ids(i, "i"), self._caps(cap_source, "cap_source", True),
+                         self._caps(cap_sink, "cap_sink", True))
 
     def _add_tedges(self, i, cs, ct):
         i, cs, ct = np.broadcast_arrays(i, cs, ct)
@@ -180,8 +210,8 @@ class Graph:
     def add_grid_tedges(self, nodeids, sourcecaps, sinkcaps):
         """Terminal edges of a node array; capacities broadcast to its shape."""
         nodeids = self._ids(nodeids, "nodeids")
-        self._add_tedges(nodeids, np.broadcast_to(self._caps(sourcecaps, "sourcecaps"), nodeids.shape),
-                         np.broadcast_to(self._caps(sinkcaps, "sinkcaps"), nodeids.shape))
+        self._add_tedges(nodeids, np.broadcast_to(self._caps(sourcecaps, "sourcecaps", True), nodeids.shape),
+                         np.broadcast_to(self._caps(sinkcaps, "sinkcaps", True), nodeids.shape))
 
     def add_grid_edges(self, nodeids, weights=1, structure=None, symmetric=False):
         """Edges between each node of the N-D array nodeids and its
@@ -233,14 +263,23 @@ class Graph:
         else:
             cols = [np.zeros(0, np.int32)] * 4
         tail, head, cap, rcap = (np.ascontiguousarray(c, dtype=np.int32) for c in cols)
-        src = np.ascontiguousarray(self._src[:self._n])
-        snk = np.ascontiguousarray(self._snk[:self._n])
+        src, snk, self._offset = self._terminals()
         g, err = _lib.MfGraph(), _lib.MfError()
         rc = _lib.mf_graph_from_pairs(self._n, len(tail), tail.ctypes.data, head.ctypes.data, cap.ctypes.data,
                                       rcap.ctypes.data, src.ctypes.data, snk.ctypes.data, ctypes.byref(g),
                                       ctypes.byref(err))
         _lib.mf_check(rc, err)
         return g
+
+    def _terminals(self):
+        """The terminal capacities the engines get, and the flow they leave
+        out: with a negative capacity the smaller of a node's two is taken
+        from both (its side depends only on their difference)."""
+        src, snk = self._src[:self._n], self._snk[:self._n]
+        if not self._n or min(src.min(), snk.min()) >= 0:
+            return np.ascontiguousarray(src), np.ascontiguousarray(snk), 0
+        low = np.minimum(src, snk)
+        return np.ascontiguousarray(src - low), np.ascontiguousarray(snk - low), int(low.sum())
 
     def _take(self, res, g):
         """Keeps a solve's value, cut and stats; returns the flow."""
@@ -253,7 +292,7 @@ class Graph:
                       "setup_seconds": st.setup_seconds, "cpu_algorithm": alg,
                       "blocks": int(st.rounds) if alg == "bk" else None,
                       "work_seconds": st.work_seconds, "critical_seconds": st.critical_seconds}
-        flow = int(res.flow_value)
+        flow = int(res.flow_value) + self._offset
         self.flow = flow / self.scale if self.scale is not None else flow
         return self.flow
 
@@ -289,6 +328,107 @@ class Graph:
         """Boolean array shaped as nodeids: True on the sink side."""
         self._need_cut()
         return ~self._side[self._ids(nodeids, "nodeids")]
+
+
+class GraphInt(Graph):
+    """Graph[int]: integer capacities, solved exactly."""
+
+    def __init__(self, nodes_hint=0, edges_hint=0):
+        super().__init__(nodes_hint, edges_hint)
+
+    def reset(self):
+        self.__init__()
+
+
+class GraphFloat(Graph):
+    """Graph[float]: real capacities, scaled by a power of two at each solve
+    (see the module's text); `exact` says whether that scaling was lossless."""
+
+    def __init__(self, nodes_hint=0, edges_hint=0):
+        super().__init__(nodes_hint, edges_hint)
+        self._src = self._src.astype(np.float64)
+        self._snk = self._snk.astype(np.float64)
+        self._power = 0
+        self.exact = None
+
+    def reset(self):
+        self.__init__()
+
+    def _caps(self, c, what, signed=False):
+        a = self._numbers(c, what, signed).astype(np.float64)
+        return a
+
+    def add_nodes(self, num_nodes):
+        ids = super().add_nodes(num_nodes)
+        self._src = self._src.astype(np.float64, copy=False)
+        self._snk = self._snk.astype(np.float64, copy=False)
+        return ids
+
+    def _add_edges(self, i, j, cap, rev_cap):
+        i, j, cap, rev_cap = np.broadcast_arrays(i, j, cap, rev_cap)
+        keep = i != j
+        e = (np.ascontiguousarray(i[keep].ravel(), dtype=np.int32), np.ascontiguousarray(j[keep].ravel(), dtype=np.int32),
+             np.ascontiguousarray(cap[keep].ravel(), dtype=np.float64),
+             np.ascontiguousarray(rev_cap[keep].ravel(), dtype=np.float64))
+        if e[0].size:
+            self._edges.append(e)
+            self._num_edges += e[0].size
+        self._side = None
+
+    def _network(self):
+        """The graph scaled by 2**power to integers (see the module's text)."""
+        if self._edges:
+            cols = [np.concatenate([e[k] for e in self._edges]) for k in range(4)]
+            self._edges = [tuple(cols)]
+        else:
+            cols = [np.zeros(0, np.int32)] * 2 + [np.zeros(0, np.float64)] * 2
+        src, snk = self._src[:self._n], self._snk[:self._n]
+        low = np.minimum(src, snk) if self._n else np.zeros(0)
+        tsrc, tsnk = src - low, snk - low
+        both = cols[2] + cols[3]
+        arc_max = float(both.max()) if both.size else 0.0
+        term_max = float(max(tsrc.max(), tsnk.max())) if self._n else 0.0
+        # the largest power of two with every arc's two directions and every
+        # terminal arc within int32, as the engines take them
+        top = max(arc_max, term_max)
+        power = 60 if top == 0 else int(np.floor(np.log2((2**31 - 1) / top)))
+        while power > -1000 and np.rint(top * 2.0**power) > 2**31 - 1:
+            power -= 1  # log2's rounding
+        f = 2.0**power
+        scaled = [np.rint(x * f) for x in (cols[2], cols[3], tsrc, tsnk)]
+        self.exact = all(np.array_equal(a, x * f) for a, x in zip(scaled, (cols[2], cols[3], tsrc, tsnk)))
+        cap, rcap = (np.ascontiguousarray(a, dtype=np.int64) for a in scaled[:2])
+        over = cap + rcap > 2**31 - 1  # rounding up both directions of one arc
+        if over.any():
+            rcap[over] = 2**31 - 1 - cap[over]
+        cap, rcap = cap.astype(np.int32), rcap.astype(np.int32)
+        tail, head = (np.ascontiguousarray(c, dtype=np.int32) for c in cols[:2])
+        s_int, t_int = (np.ascontiguousarray(a, dtype=np.int64) for a in scaled[2:])
+        self._power, self._low = power, low
+        g, err = _lib.MfGraph(), _lib.MfError()
+        rc = _lib.mf_graph_from_pairs(self._n, len(tail), tail.ctypes.data, head.ctypes.data, cap.ctypes.data,
+                                      rcap.ctypes.data, s_int.ctypes.data, t_int.ctypes.data, ctypes.byref(g),
+                                      ctypes.byref(err))
+        _lib.mf_check(rc, err)
+        return g
+
+    def _take(self, res, g):
+        super()._take(res, g)
+        if self.exact:
+            self.flow = (int(res.flow_value) / 2.0**self._power) + float(self._low.sum())
+        else:
+            self.flow = self._cut_value()
+        return self.flow
+
+    def _cut_value(self):
+        """The cut's capacity from the capacities as given (float64 sums)."""
+        sink_side = ~self._side
+        src, snk = self._src[:self._n], self._snk[:self._n]
+        value = float(src[sink_side].sum() + snk[~sink_side].sum())
+        if self._edges:
+            tail, head, cap, rcap = self._edges[0]
+            value += float(cap[self._side[tail] & sink_side[head]].sum() + rcap[sink_side[tail] & self._side[head]].sum())
+        return value
 
 
 # a launch takes graphs until they reach this many nodes together (as `flowcut batch`)
@@ -397,4 +537,4 @@ def _free_networks(nets):
         _lib.mf_graph_free(ctypes.byref(n))
 
 
-__all__ = ["Graph", "maxflow_many", "neighbourhood", "neighborhood"]
+__all__ = ["Graph", "GraphInt", "GraphFloat", "maxflow_many", "neighbourhood", "neighborhood"]
