@@ -58,26 +58,81 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/flowcutConfigVersion.cmake
 install(FILES ${CMAKE_BINARY_DIR}/flowcutConfig.cmake ${CMAKE_BINARY_DIR}/flowcutConfigVersion.cmake
   DESTINATION ${FLOWCUT_CMAKE_DIR})
 
-# pkg-config: -lflowcut; --static adds what libflowcut.a needs
-set(FLOWCUT_PC_PRIVATE "-lstb -lm -pthread")
+# pkg-config. flowcut.pc is the shared library (-lflowcut); with --static it
+# adds what a fully static program needs (cc -static ...). GNU ld takes
+# -lflowcut as libflowcut.so whenever that sits beside libflowcut.a, and
+# pkg-config has no static-only Libs, so a program that wants libflowcut.a
+# with the system libraries shared uses flowcut-static.pc, whose Libs name
+# the archive itself.
+set(FLOWCUT_PC_PRIVATE "-lstb -lm -lpthread")
 if(FLOWCUT_HAVE_CUDA)
   string(APPEND FLOWCUT_PC_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt -lstdc++")
 endif()
 # relocatable: the prefix is found from the .pc file's own folder
 file(RELATIVE_PATH FLOWCUT_PC_UP /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/flowcut.pc.in ${CMAKE_BINARY_DIR}/flowcut.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/flowcut.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${CMAKE_SOURCE_DIR}/cmake/flowcut-static.pc.in ${CMAKE_BINARY_DIR}/flowcut-static.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/flowcut.pc ${CMAKE_BINARY_DIR}/flowcut-static.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-# Python module: installed where Debian's python3 looks for this prefix
-# (/usr: lib/python3/dist-packages; /usr/local: lib/python3.X/dist-packages);
-# other prefixes need PYTHONPATH (README).
-find_package(Python3 COMPONENTS Interpreter)
-if(Python3_FOUND)
-  set(_py_default lib/python3.${Python3_VERSION_MINOR}/dist-packages)
-  if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
-    set(_py_default lib/python3/dist-packages)
+# Python module, installed for one interpreter: FLOWCUT_PYTHON, by default
+# Debian's /usr/bin/python3 (not the first python3 on PATH, which may be a
+# pyenv or venv interpreter without numpy). The folder is the one of that
+# interpreter's site folders (site.getsitepackages(), then the user site)
+# that lies under the install prefix: /usr -> lib/python3/dist-packages,
+# /usr/local -> lib/python3.X/dist-packages, ~/.local -> the user site
+# lib/python3.X/site-packages. Another prefix gets the posix_prefix scheme's
+# folder, which needs PYTHONPATH (said at configure time).
+# FLOWCUT_PYTHON_INSTALL_DIR (relative to the prefix) overrides the choice.
+if(EXISTS /usr/bin/python3)
+  set(_py_default /usr/bin/python3)
+else()
+  find_program(_py_default NAMES python3)
+endif()
+set(FLOWCUT_PYTHON "${_py_default}" CACHE FILEPATH
+  "Python interpreter the flowcut module is installed for (default: /usr/bin/python3)")
+set(FLOWCUT_PYTHON_INSTALL_DIR "" CACHE STRING
+  "Where the Python module is installed, relative to the prefix (empty: FLOWCUT_PYTHON's site folder)")
+unset(FLOWCUT_PYTHON_DIR CACHE) # the former name, computed from the first python3 on PATH
+set(FLOWCUT_PYTHON_DIR "")
+if(FLOWCUT_PYTHON)
+  execute_process(COMMAND ${FLOWCUT_PYTHON} -c [=[
+import os, site, sys, sysconfig
+prefix = os.path.realpath(sys.argv[1])
+dirs = list(site.getsitepackages()) if hasattr(site, "getsitepackages") else []
+if site.ENABLE_USER_SITE:
+    dirs.append(site.getusersitepackages())
+for d in dirs:
+    rel = os.path.relpath(os.path.realpath(d), prefix)
+    if rel.split(os.sep)[0] in ("lib", "lib64"):
+        print(rel + "|ON", end="")
+        break
+else:
+    path = sysconfig.get_path("purelib", "posix_prefix", {"base": prefix, "platbase": prefix})
+    print(os.path.relpath(path, prefix) + "|OFF", end="")
+]=] ${CMAKE_INSTALL_PREFIX}
+    RESULT_VARIABLE _py_rc OUTPUT_VARIABLE _py_out ERROR_VARIABLE _py_err)
+  if(_py_rc EQUAL 0)
+    string(REPLACE "|" ";" _py_out "${_py_out}")
+    list(GET _py_out 0 FLOWCUT_PYTHON_DIR)
+    list(GET _py_out 1 _py_on_path)
+  else()
+    message(WARNING "flowcut: ${FLOWCUT_PYTHON} failed (${_py_err}); the Python module is not installed")
   endif()
-  set(FLOWCUT_PYTHON_DIR ${_py_default} CACHE STRING "Where the Python module is installed, relative to the prefix")
+endif()
+if(FLOWCUT_PYTHON_INSTALL_DIR)
+  set(FLOWCUT_PYTHON_DIR ${FLOWCUT_PYTHON_INSTALL_DIR})
+  set(_py_on_path OFF)
+endif()
+if(NOT FLOWCUT_PYTHON_DIR)
+  message(STATUS "flowcut: Python module not installed (no python3; -DFLOWCUT_PYTHON=/path/to/python3)")
+elseif(_py_on_path)
+  message(STATUS "flowcut: Python module -> ${CMAKE_INSTALL_PREFIX}/${FLOWCUT_PYTHON_DIR} (on ${FLOWCUT_PYTHON}'s path)")
+else()
+  message(STATUS "flowcut: Python module -> ${CMAKE_INSTALL_PREFIX}/${FLOWCUT_PYTHON_DIR}: "
+    "not on ${FLOWCUT_PYTHON}'s path; use PYTHONPATH=${CMAKE_INSTALL_PREFIX}/${FLOWCUT_PYTHON_DIR}")
+endif()
+if(FLOWCUT_PYTHON_DIR)
   # the module finds libflowcut.so.0 relative to itself once installed, and
   # in the build tree through the path written here
   file(RELATIVE_PATH FLOWCUT_PY_LIBREL /p/${FLOWCUT_PYTHON_DIR}/flowcut /p/${CMAKE_INSTALL_LIBDIR})

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # cmake --install into a temporary prefix, then use only the installed
-# tree: the C example built with pkg-config (shared and --static) and with
+# tree: the C example built with pkg-config (shared with a run-time path and
+# with LD_LIBRARY_PATH; libflowcut.a through flowcut-static.pc; fully static
+# with cc -static and pkg-config --static) and with
 # find_package(flowcut) (flowcut::flowcut and flowcut::flowcut_static); its
 # mask must equal the installed CLI's. Checks the SONAME, that the shared
 # library exports only the public prefixes, and that the installed Python
@@ -53,18 +55,43 @@ export PKG_CONFIG_PATH=$LIBDIR/pkgconfig
 if ! command -v pkg-config >/dev/null; then
     echo "pkg-config: skipped: pkg-config is not installed (Debian: pkgconf)"
 else
+PC_LIBDIR=$(pkg-config --variable=libdir flowcut)
+[ "$(realpath "$PC_LIBDIR")" = "$(realpath "$LIBDIR")" ] || fail "flowcut.pc's libdir $PC_LIBDIR is not $LIBDIR"
+# shared, outside the dynamic linker's folders: the run-time path is linked in
+# (-rpath), so the program runs without LD_LIBRARY_PATH
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Werror "$ROOT/examples/c/segment_example.c" $(pkg-config --cflags --libs flowcut) \
-    -o "$T/ex_pc"
-deps=$(env LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$T/ex_pc") # (grep -q on a pipe would SIGPIPE ldd under pipefail)
-grep -q "libflowcut.so.0 => $LIBDIR" <<<"$deps" || fail "ex_pc is not linked to the installed libflowcut.so.0"
-LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} check pkg-config "$T/ex_pc"
+    -Wl,-rpath,"$PC_LIBDIR" -o "$T/ex_pc"
+deps=$(env -u LD_LIBRARY_PATH ldd "$T/ex_pc") # (grep -q on a pipe would SIGPIPE ldd under pipefail)
+grep -q "libflowcut.so.0 => $PC_LIBDIR" <<<"$deps" || fail "ex_pc does not find the installed libflowcut.so.0: $deps"
+(unset LD_LIBRARY_PATH; check pkg-config-rpath "$T/ex_pc")
+# without the run-time path, LD_LIBRARY_PATH names the folder
 # shellcheck disable=SC2046
-cc -std=c11 "$ROOT/examples/c/segment_example.c" $(pkg-config --cflags flowcut) \
-    "$LIBDIR/libflowcut.a" $(pkg-config --static --libs flowcut | sed 's/-lflowcut//') -o "$T/ex_pc_static"
+cc -std=c11 "$ROOT/examples/c/segment_example.c" $(pkg-config --cflags --libs flowcut) -o "$T/ex_pc_env"
+LD_LIBRARY_PATH=$PC_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} check pkg-config-LD_LIBRARY_PATH "$T/ex_pc_env"
+static_libs=$(pkg-config --static --libs flowcut)
+for l in -lflowcut -lpng16 -ljpeg -lstb -lm -lpthread; do
+    grep -qE -- "(^| )$l( |$)" <<<"$static_libs" || fail "pkg-config --static --libs flowcut lacks $l: $static_libs"
+done
+static_libs=$(pkg-config --libs flowcut-static)
+grep -qF -- "$PC_LIBDIR/libflowcut.a" <<<"$static_libs" || fail "flowcut-static.pc does not name libflowcut.a: $static_libs"
+# libflowcut.a, system libraries shared: flowcut-static.pc
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Werror "$ROOT/examples/c/segment_example.c" $(pkg-config --cflags --libs flowcut-static) \
+    -o "$T/ex_pc_static"
 deps=$(ldd "$T/ex_pc_static" || true)
-grep -q libflowcut <<<"$deps" && fail "static example needs libflowcut.so"
+grep -q libflowcut <<<"$deps" && fail "ex_pc_static needs libflowcut.so"
 check pkg-config-static "$T/ex_pc_static"
+# fully static (cc -static): pkg-config --static; needs the .a of every
+# dependency, which Debian's -dev packages ship
+# shellcheck disable=SC2046
+if cc -std=c11 -static "$ROOT/examples/c/segment_example.c" $(pkg-config --cflags --static --libs flowcut) \
+    -o "$T/ex_pc_allstatic" 2>"$T/allstatic.log"; then
+    [ -z "$(readelf -d "$T/ex_pc_allstatic" | grep NEEDED || true)" ] || fail "cc -static made a dynamic program"
+    check pkg-config-fully-static "$T/ex_pc_allstatic"
+else
+    echo "pkg-config-fully-static: skipped: cc -static failed: $(tail -n 3 "$T/allstatic.log")"
+fi
 fi
 
 cmake -S "$ROOT/examples/c" -B "$T/cm" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release >"$T/cm.log" 2>&1 ||
