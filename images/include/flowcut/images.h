@@ -1,8 +1,10 @@
 /* flowcut images library: photo and seed I/O. PNG through libpng, JPEG
- * through libjpeg-turbo (EXIF orientation honoured), BMP, TGA, GIF (first
- * frame) and PNM through stb_image. The pixel limit is checked from the
- * header before any pixel buffer is allocated. Functions return 0 or a
- * negative IMG_ERR_* code; the library never prints or exits. */
+ * through libjpeg-turbo (EXIF orientation honoured), BMP (uncompressed),
+ * TGA and GIF (first frame) through stb_image, PNM (P2, P3, P5, P6) by a
+ * reader of its own. The pixel limit is checked from the header before any
+ * pixel buffer is allocated, and a file shorter than its header implies
+ * is IMG_ERR_CORRUPT in every format. Functions return 0 or a negative
+ * IMG_ERR_* code; the library never prints or exits. */
 #ifndef FLOWCUT_IMAGES_H
 #define FLOWCUT_IMAGES_H
 
