@@ -68,13 +68,42 @@ int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, i
     return (int)kind;
 }
 
+static void count_labels(const uint8_t *labels, int64_t npx, int64_t *nfg, int64_t *nbg)
+{
+    int64_t fg = 0, bg = 0;
+    for (int64_t i = 0; i < npx; i++) {
+        fg += labels[i] == GB_FOREGROUND;
+        bg += labels[i] == GB_BACKGROUND;
+    }
+    *nfg = fg;
+    *nbg = bg;
+}
+
+static int has_box(const seg_options *o)
+{
+    int32_t box[4];
+    return o->prompts && seg_prompts_get_box(o->prompts, box);
+}
+
+/* Whether the seeds define both regions: a foreground seed (or a box, whose
+ * inside is the foreground's first guess), and a background seed or the
+ * photo's border standing in for one (border >= 0). */
+static int seeds_suffice(const seg_options *o, int64_t nfg, int64_t nbg)
+{
+    return (nfg || has_box(o)) && (nbg || o->graph.border >= 0);
+}
+
 /* "no foreground seed: mark at least one pixel with value 1 (foreground)" */
-static void no_seed_message(int kind, int64_t nfg, char *buf, size_t size)
+static void no_seed_message(int kind, const seg_options *o, int64_t nfg, char *buf, size_t size)
 {
     static const char *what[] = {"value 1 (foreground)", "255 (foreground)", "the foreground colour"};
     static const char *what_bg[] = {"value 2 (background)", "0 (background)", "the background colour"};
-    snprintf(buf, size, "no %s seed: mark at least one pixel with %s", !nfg ? "foreground" : "background",
-             !nfg ? what[kind] : what_bg[kind]);
+    if (nfg || has_box(o))
+        snprintf(buf, size, "no background seed: mark at least one pixel with %s, or leave --border on",
+                 what_bg[kind]);
+    else
+        snprintf(buf, size, "no foreground seed: mark at least one pixel with %s, or click on the object",
+                 what[kind]);
 }
 
 /* The seed image, decoded beside the photo. */
@@ -103,11 +132,11 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
      * photo's error, if any, is the one reported, as before */
     seed_load sl = {.path = seed_path, .max_pixels = o->max_pixels};
     pthread_t tid;
-    int apart = o->graph.threads != 1 && pthread_create(&tid, NULL, seed_load_main, &sl) == 0;
+    int apart = seed_path && o->graph.threads != 1 && pthread_create(&tid, NULL, seed_load_main, &sl) == 0;
     int rc = img_load_rgb(image_path, o->max_pixels, &r->photo, &ie);
     if (apart)
         pthread_join(tid, NULL);
-    else if (!rc)
+    else if (!rc && seed_path)
         seed_load_main(&sl);
     img_image seeds = sl.seeds;
     if (rc) {
@@ -116,6 +145,20 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
     }
     if (sl.rc)
         return fail_img(r, &sl.err);
+    if (!seed_path) { /* prompts alone: no seed image */
+        if (!o->prompts) {
+            snprintf(r->error, sizeof r->error, "%s: no seeds: give a seed image, clicks or a box", image_path);
+            r->code = SEG_ERR_NEED_SEEDS;
+            return -1;
+        }
+        if (img_alloc(&seeds, r->photo.width, r->photo.height, 1)) {
+            snprintf(r->error, sizeof r->error, "%s: out of memory", image_path);
+            r->code = SEG_ERR_NOMEM;
+            return -1;
+        }
+        memset(seeds.data, GB_UNMARKED, (size_t)r->photo.width * r->photo.height);
+        seed_path = image_path; /* messages name the photo */
+    }
     if (seeds.width != r->photo.width || seeds.height != r->photo.height) {
         snprintf(r->error, sizeof r->error, "%s: seed image is %dx%d, the photo %s is %dx%d", seed_path,
                  seeds.width, seeds.height, image_path, r->photo.width, r->photo.height);
@@ -134,10 +177,19 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
     int64_t nfg = 0, nbg = 0;
     int kind = seg_labels_from_seeds(seeds.data, seeds.width, seeds.height, seeds.channels, o, labels, &nfg, &nbg);
     img_free(&seeds);
-    if (kind < 0 || !nfg || !nbg) {
+    seg_error pe = {0};
+    if (kind >= 0 && o->prompts && seg_prompts_paint(o->prompts, r->photo.width, r->photo.height, labels, &pe)) {
+        snprintf(r->error, sizeof r->error, "%s: %s", image_path, pe.message);
+        r->code = pe.code;
+        free(labels);
+        return -1;
+    }
+    if (kind >= 0 && o->prompts)
+        count_labels(labels, (int64_t)r->photo.width * r->photo.height, &nfg, &nbg);
+    if (kind < 0 || !seeds_suffice(o, nfg, nbg)) {
         char msg[256] = "seed image has 2 or 4 channels";
         if (kind >= 0)
-            no_seed_message(kind, nfg, msg, sizeof msg);
+            no_seed_message(kind, o, nfg, msg, sizeof msg);
         snprintf(r->error, sizeof r->error, "%s: %s", seed_path, msg);
         r->code = kind < 0 ? SEG_ERR_INVALID : SEG_ERR_NEED_SEEDS;
         free(labels);
@@ -192,10 +244,63 @@ void seg_job_free(seg_job *j)
     mf_grid_free(&j->grid);
 }
 
+/* A box alone is re-fitted this many times at least (GrabCut's loop):
+ * the first guess, the whole box as foreground, is poor. */
+#define SEG_BOX_ITERATIONS 3
+
+/* The band of the photo's border that stands in for background seeds in
+ * the colour model when there are none: a fiftieth of the shorter side
+ * (at least 2 pixels), enough samples for the mixture at any size. */
+static int32_t border_band(int32_t width, int32_t height)
+{
+    int32_t side = width < height ? width : height;
+    int32_t b = side / 50;
+    return b < 2 ? 2 : b;
+}
+
+/* The labels the colour models are fitted on when the seeds lack a region:
+ * the border band as background samples (soft: they are not hard seeds, an
+ * object touching the frame can still keep it), the box's inside as
+ * foreground samples. NULL model labels (0) when the seeds have both. */
+static int prompt_model_labels(seg_job *j, const seg_options *o)
+{
+    int32_t w = j->r.photo.width, h = j->r.photo.height;
+    int64_t npx = (int64_t)w * h, nfg, nbg;
+    count_labels(j->labels, npx, &nfg, &nbg);
+    if ((nfg && nbg) || npx <= 0)
+        return 0;
+    uint8_t *m = malloc((size_t)npx);
+    if (!m)
+        return -1;
+    memcpy(m, j->labels, (size_t)npx);
+    if (!nbg) {
+        int32_t b = border_band(w, h);
+        for (int32_t y = 0; y < h; y++)
+            for (int32_t x = 0; x < w; x++)
+                if ((x < b || y < b || x >= w - b || y >= h - b) && m[(size_t)y * w + x] == GB_UNMARKED)
+                    m[(size_t)y * w + x] = GB_BACKGROUND;
+    }
+    int32_t box[4];
+    if (!nfg && o->prompts && seg_prompts_get_box(o->prompts, box)) {
+        for (int64_t i = 0; i < npx; i++)
+            if (m[i] == GB_UNMARKED)
+                m[i] = GB_FOREGROUND; /* outside the box is all background already */
+        j->box_only = 1;
+    }
+    j->model_labels = m;
+    return 0;
+}
+
 /* Fits the models on the current model labels and builds the network. */
 static int fit_and_build(seg_job *j, const seg_options *o)
 {
     char msg[512];
+    seg_options no_prior;
+    if (j->box_only && o->graph.geodesic > 0) {
+        no_prior = *o;
+        no_prior.graph.geodesic = 0;
+        o = &no_prior;
+    }
     mf_graph_free(&j->graph);
     mf_grid_free(&j->grid);
     if (build_network(&j->r, j->labels, j->model_labels, o, &j->graph, j->grid_form ? &j->grid : NULL, NULL,
@@ -249,6 +354,11 @@ int seg_job_begin(seg_job *j, const char *name, img_image *photo, uint8_t *label
         return -1;
     }
     j->model_labels = j->labels;
+    if (prompt_model_labels(j, o)) {
+        snprintf(j->r.error, sizeof j->r.error, "%s: out of memory", name);
+        j->r.code = SEG_ERR_NOMEM;
+        return -1;
+    }
     return fit_and_build(j, o);
 }
 
@@ -361,7 +471,8 @@ int seg_job_next(seg_job *j, const seg_options *o)
     const uint8_t *side = j->res.source_side;
     for (int64_t i = 0; i < npx; i++)
         r->mask.data[i] = side[i] ? 255 : 0;
-    if (j->iteration < o->iterations) {
+    int iterations = j->box_only && o->iterations < SEG_BOX_ITERATIONS ? SEG_BOX_ITERATIONS : o->iterations;
+    if (j->iteration < iterations) {
         /* GrabCut-style: re-fit the models on the current segmentation */
         int64_t nfg = 0;
         for (int64_t i = 0; i < npx; i++)
@@ -514,9 +625,10 @@ int seg_segment(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
         seg_options_default(&defaults);
         o = &defaults;
     }
-    if (!rgb || !seeds || !mask || width <= 0 || height <= 0 || (int64_t)width * height > INT32_MAX - 2)
+    if (!rgb || (!seeds && !o->prompts) || !mask || width <= 0 || height <= 0 ||
+        (int64_t)width * height > INT32_MAX - 2)
         return seg_fail(err, SEG_ERR_INVALID, "seg_segment: NULL buffer or bad size %dx%d", width, height);
-    if (seed_channels != 1 && seed_channels != 3)
+    if (seeds && seed_channels != 1 && seed_channels != 3)
         return seg_fail(err, SEG_ERR_INVALID, "seeds have %d channels; 1 (labels, trimap) or 3 (scribbles)",
                         seed_channels);
     size_t npx = (size_t)width * (size_t)height;
@@ -527,11 +639,24 @@ int seg_segment(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
         return seg_fail(err, SEG_ERR_NOMEM, "out of memory for a %dx%d photo", width, height);
     }
     memcpy(photo.data, rgb, npx * 3);
-    int64_t nfg, nbg;
-    int kind = seg_labels_from_seeds(seeds, width, height, seed_channels, o, labels, &nfg, &nbg);
-    if (!nfg || !nbg) {
+    int64_t nfg = 0, nbg = 0;
+    int kind = SEG_SEEDS_LABELS;
+    if (seeds)
+        kind = seg_labels_from_seeds(seeds, width, height, seed_channels, o, labels, &nfg, &nbg);
+    else
+        memset(labels, GB_UNMARKED, npx);
+    if (o->prompts) {
+        int rc = seg_prompts_paint(o->prompts, width, height, labels, err);
+        if (rc) {
+            free(labels);
+            img_free(&photo);
+            return rc;
+        }
+        count_labels(labels, (int64_t)npx, &nfg, &nbg);
+    }
+    if (!seeds_suffice(o, nfg, nbg)) {
         char msg[256];
-        no_seed_message(kind, nfg, msg, sizeof msg);
+        no_seed_message(kind, o, nfg, msg, sizeof msg);
         free(labels);
         img_free(&photo);
         return seg_fail(err, SEG_ERR_NEED_SEEDS, "%s", msg);
@@ -559,7 +684,7 @@ int seg_segment_files(const char *image_path, const char *seed_path, const seg_o
         seg_options_default(&defaults);
         o = &defaults;
     }
-    if (!image_path || !seed_path || !mask || !width || !height)
+    if (!image_path || (!seed_path && !o->prompts) || !mask || !width || !height)
         return seg_fail(err, SEG_ERR_INVALID, "seg_segment_files: NULL argument");
     *mask = NULL;
     seg_job j;

@@ -57,6 +57,45 @@ typedef struct seg_error {
 /* ---------------------------------------------------------------------
  * One-shot segmentation: what `flowcut segment` does, on memory. */
 
+/* Prompts: clicks and a box, beside or instead of a seed image.
+ *
+ * Text form (command line, prompt files, every front end): tokens
+ * separated by spaces, newlines or ';', '#' to the end of a line a comment:
+ *   X,Y  or  +X,Y  or  fg X,Y    a foreground click at pixel (X, Y)
+ *   -X,Y  or  bg X,Y             a background click
+ *   box X,Y,W,H                  everything outside the W x H rectangle at
+ *                                (X, Y) is background (GrabCut's box)
+ * A click is a hard seed: a disc of seg_prompts_radius() pixels takes its
+ * label, so the clicked pixel is on the clicked side. Foreground clicks
+ * alone are enough: the photo's border (or the box) gives the background. */
+typedef struct seg_prompts seg_prompts;
+typedef struct seg_click {
+    int32_t x, y;
+    uint8_t label; /* GB_FOREGROUND or GB_BACKGROUND */
+} seg_click;
+#define SEG_MAX_CLICKS 4096
+#define SEG_CLICK_MIN_RADIUS 3
+
+seg_prompts *seg_prompts_new(void); /* NULL when out of memory */
+void seg_prompts_free(seg_prompts *p);
+void seg_prompts_clear(seg_prompts *p);
+int seg_prompts_add_click(seg_prompts *p, int32_t x, int32_t y, uint8_t label, seg_error *err);
+int seg_prompts_set_box(seg_prompts *p, int32_t x, int32_t y, int32_t w, int32_t h, seg_error *err);
+/* Adds the prompts of the text form; `where` names the text in messages
+ * ("--clicks", a file name). SEG_ERR_INVALID with the token at fault. */
+int seg_prompts_parse(seg_prompts *p, const char *text, const char *where, seg_error *err);
+int seg_prompts_read_file(seg_prompts *p, const char *path, seg_error *err);
+int32_t seg_prompts_count(const seg_prompts *p);
+int seg_prompts_click(const seg_prompts *p, int32_t i, seg_click *out);
+/* 1 and the box (x, y, w, h) when there is one, else 0. */
+int seg_prompts_get_box(const seg_prompts *p, int32_t box[4]);
+/* The radius of a click's disc on a width x height photo. */
+int seg_prompts_radius(int32_t width, int32_t height);
+/* Writes the prompts into a label map (width * height bytes): the box's
+ * outside, then each click's disc in order. SEG_ERR_INVALID when a click
+ * or the box lies outside the photo. */
+int seg_prompts_paint(const seg_prompts *p, int32_t width, int32_t height, uint8_t *labels, seg_error *err);
+
 /* How a seed image is read. */
 typedef enum {
     SEG_SEEDS_LABELS = 0, /* grey or palette index: 1 foreground, 2 background, else unmarked
@@ -72,6 +111,8 @@ typedef struct seg_options {
     int iterations;               /* GrabCut-style re-fits on the segmentation (default 0) */
     mf_options solve;             /* engine, device, cpu_algorithm */
     int64_t max_pixels;           /* larger images are refused (files only) */
+    const seg_prompts *prompts;   /* clicks and box painted over the seeds
+                                   * (NULL: none); the caller keeps them */
 } seg_options;
 
 /* The defaults of `flowcut segment`. */
@@ -157,15 +198,53 @@ int32_t seg_session_height(const seg_session *s);
 int seg_session_set_labels(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h, const uint8_t *patch,
                            int32_t stride);
 /* Paints label along the segment (x0, y0) - (x1, y1) with a round brush of
- * the given radius (pixels; 0 paints single pixels). Parts outside the
- * photo are clipped. GB_UNMARKED erases. */
+ * the given radius (pixels; 0 paints single pixels; at most
+ * SEG_STROKE_MAX_RADIUS): the pixels whose centre lies within radius of
+ * the segment. Parts outside the photo are clipped. GB_UNMARKED erases. */
 int seg_session_paint_line(seg_session *s, uint8_t label, double x0, double y0, double x1, double y1,
                            double radius);
+#define SEG_STROKE_MAX_RADIUS 4096.0
+/* The same along the polyline of npoints points (x, y pairs in xy; one
+ * point paints a disc). The cost is O(rows of the stroke's box * segments
+ * + pixels of its box), whatever the radius: each pixel is painted once
+ * however many segments cover it. SEG_ERR_NOMEM, SEG_ERR_INVALID (bad
+ * label, radius, or a coordinate not finite or beyond 1e7). */
+int seg_session_paint_stroke(seg_session *s, uint8_t label, const double *xy, int32_t npoints, double radius);
 /* Replaces every label (width * height bytes). */
 int seg_session_set_all_labels(seg_session *s, const uint8_t *labels);
 /* New n-link weight; the next cut rebuilds the network. */
 int seg_session_set_lambda(seg_session *s, double lambda);
 double seg_session_lambda(const seg_session *s);
+
+/* Undo history. The edits since the last commit (strokes, patches, all
+ * labels) form one step; seg_session_commit closes it. Undo and redo
+ * restore the labels (the next cut follows). The starting labels of
+ * seg_session_open are where undo stops.
+ *
+ * The history is bounded in bytes, not steps: a step costs about
+ * 3 bytes per run of changed pixels in a row (a stroke: a few bytes per
+ * row it crosses) plus a fixed 32, and the oldest steps are forgotten
+ * when the total would exceed the limit, SEG_SESSION_HISTORY_DEFAULT (256
+ * MiB: thousands of whole-photo strokes at 12 Mpx, and on any photo far
+ * below the photo, network and solver the session already holds) unless
+ * seg_session_set_history_limit says otherwise. A step larger than the
+ * whole limit is not undoable and clears the history before it. Besides
+ * the history the session keeps one label copy (width * height bytes). */
+#define SEG_SESSION_HISTORY_DEFAULT ((size_t)256 << 20)
+/* SEG_OK; SEG_ERR_NOMEM when the step could not be kept (the labels are as
+ * painted, the history is then empty). */
+int seg_session_commit(seg_session *s);
+/* 1 when a step was undone (redone), 0 when there was none; commits first
+ * (so undo takes back uncommitted edits, and they end the redo branch).
+ * A negative SEG_ERR_* as seg_session_commit. */
+int seg_session_undo(seg_session *s);
+int seg_session_redo(seg_session *s);
+int seg_session_can_undo(const seg_session *s);
+int seg_session_can_redo(const seg_session *s);
+/* A new limit (0: no history) applies at once: older steps are dropped. */
+void seg_session_set_history_limit(seg_session *s, size_t bytes);
+/* What the history holds now (always <= the limit). */
+size_t seg_session_history_bytes(const seg_session *s);
 
 /* Turns re-fitting on or off for the next cuts. Off, a cut after a stroke
  * changes only the stroked pixels' terminal arcs (milliseconds); a later

@@ -1,0 +1,252 @@
+/* Click and box prompts: the text form every front end reads, and their
+ * translation into seed labels for the segmentation pipeline.
+ *
+ * A click is a hard seed where it lands: a disc of seg_prompts_radius()
+ * pixels around it takes its label, so the clicked pixel is always on the
+ * clicked side. A box is GrabCut's rectangle: every pixel outside it is a
+ * hard background seed. Later prompts win over earlier ones where they
+ * overlap (a click outside the box stays the user's click). */
+#include "seg_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct seg_prompts {
+    seg_click *clicks;
+    int32_t nclicks, cap;
+    int has_box;
+    int32_t box[4]; /* x, y, w, h */
+};
+
+seg_prompts *seg_prompts_new(void)
+{
+    return calloc(1, sizeof(seg_prompts));
+}
+
+void seg_prompts_free(seg_prompts *p)
+{
+    if (p) {
+        free(p->clicks);
+        free(p);
+    }
+}
+
+void seg_prompts_clear(seg_prompts *p)
+{
+    if (p) {
+        p->nclicks = 0;
+        p->has_box = 0;
+    }
+}
+
+int32_t seg_prompts_count(const seg_prompts *p)
+{
+    return p ? p->nclicks : 0;
+}
+
+int seg_prompts_click(const seg_prompts *p, int32_t i, seg_click *out)
+{
+    if (!p || !out || i < 0 || i >= p->nclicks)
+        return SEG_ERR_INVALID;
+    *out = p->clicks[i];
+    return SEG_OK;
+}
+
+int seg_prompts_get_box(const seg_prompts *p, int32_t box[4])
+{
+    if (!p || !p->has_box)
+        return 0;
+    memcpy(box, p->box, sizeof p->box);
+    return 1;
+}
+
+int seg_prompts_add_click(seg_prompts *p, int32_t x, int32_t y, uint8_t label, seg_error *err)
+{
+    if (!p || x < 0 || y < 0 || (label != GB_FOREGROUND && label != GB_BACKGROUND))
+        return seg_fail(err, SEG_ERR_INVALID, "click %d,%d: coordinates must be >= 0 and the label 1 or 2", x,
+                        y);
+    if (p->nclicks >= SEG_MAX_CLICKS)
+        return seg_fail(err, SEG_ERR_INVALID, "more than %d clicks", SEG_MAX_CLICKS);
+    if (p->nclicks == p->cap) {
+        int32_t cap = p->cap ? 2 * p->cap : 16;
+        seg_click *c = realloc(p->clicks, (size_t)cap * sizeof *c);
+        if (!c)
+            return seg_fail(err, SEG_ERR_NOMEM, "out of memory for clicks");
+        p->clicks = c;
+        p->cap = cap;
+    }
+    p->clicks[p->nclicks++] = (seg_click){x, y, label};
+    return SEG_OK;
+}
+
+int seg_prompts_set_box(seg_prompts *p, int32_t x, int32_t y, int32_t w, int32_t h, seg_error *err)
+{
+    if (!p || x < 0 || y < 0 || w <= 0 || h <= 0)
+        return seg_fail(err, SEG_ERR_INVALID, "box %d,%d,%d,%d: x and y must be >= 0, width and height > 0", x, y,
+                        w, h);
+    p->has_box = 1;
+    p->box[0] = x;
+    p->box[1] = y;
+    p->box[2] = w;
+    p->box[3] = h;
+    return SEG_OK;
+}
+
+/* Reads up to `max` comma-separated non-negative integers at *s (no
+ * spaces inside); returns how many, -1 on anything else. */
+static int read_numbers(const char **s, int32_t *v, int max)
+{
+    int n = 0;
+    const char *q = *s;
+    for (;;) {
+        if (!isdigit((unsigned char)*q))
+            return -1;
+        errno = 0;
+        char *end;
+        long x = strtol(q, &end, 10);
+        if (errno || x > 10000000 || n == max)
+            return -1;
+        v[n++] = (int32_t)x;
+        q = end;
+        if (*q != ',')
+            break;
+        q++;
+    }
+    *s = q;
+    return n;
+}
+
+static int is_separator(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';';
+}
+
+int seg_prompts_parse(seg_prompts *p, const char *text, const char *where, seg_error *err)
+{
+    if (!p || !text)
+        return seg_fail(err, SEG_ERR_INVALID, "seg_prompts_parse: NULL argument");
+    const char *s = text;
+    int line = 1;
+    while (*s) {
+        if (is_separator(*s)) {
+            line += *s == '\n';
+            s++;
+            continue;
+        }
+        if (*s == '#') { /* a comment runs to the end of its line */
+            while (*s && *s != '\n')
+                s++;
+            continue;
+        }
+        const char *token = s;
+        uint8_t label = GB_FOREGROUND;
+        int box = 0;
+        if (!strncmp(s, "box", 3) && (s[3] == ' ' || s[3] == '\t')) {
+            box = 1;
+            s += 4;
+        } else if ((!strncmp(s, "fg", 2) || !strncmp(s, "bg", 2)) && (s[2] == ' ' || s[2] == '\t')) {
+            label = *s == 'f' ? GB_FOREGROUND : GB_BACKGROUND;
+            s += 3;
+        } else if (*s == '+' || *s == '-') {
+            label = *s == '+' ? GB_FOREGROUND : GB_BACKGROUND;
+            s++;
+        }
+        while (*s == ' ' || *s == '\t')
+            s++;
+        int32_t v[4];
+        int n = read_numbers(&s, v, 4);
+        if (n != (box ? 4 : 2) || (*s && !is_separator(*s) && *s != '#')) {
+            int len = 0;
+            while (token[len] && token[len] != '\n' && len < 40)
+                len++;
+            return seg_fail(err, SEG_ERR_INVALID,
+                            "%s:%d: cannot read '%.*s': expected X,Y (a foreground click), -X,Y (background), "
+                            "fg X,Y, bg X,Y or box X,Y,W,H",
+                            where ? where : "prompts", line, len, token);
+        }
+        int rc = box ? seg_prompts_set_box(p, v[0], v[1], v[2], v[3], err)
+                     : seg_prompts_add_click(p, v[0], v[1], label, err);
+        if (rc)
+            return rc;
+    }
+    return SEG_OK;
+}
+
+int seg_prompts_read_file(seg_prompts *p, const char *path, seg_error *err)
+{
+    if (!p || !path)
+        return seg_fail(err, SEG_ERR_INVALID, "seg_prompts_read_file: NULL argument");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return seg_fail(err, SEG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    /* a prompt file is a few lines; a large one is not a prompt file */
+    enum { MAX_BYTES = 1 << 20 };
+    char *text = malloc(MAX_BYTES + 1);
+    if (!text) {
+        fclose(f);
+        return seg_fail(err, SEG_ERR_NOMEM, "%s: out of memory", path);
+    }
+    size_t n = fread(text, 1, MAX_BYTES + 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    int rc;
+    if (bad)
+        rc = seg_fail(err, SEG_ERR_IO, "%s: cannot read", path);
+    else if (n > MAX_BYTES)
+        rc = seg_fail(err, SEG_ERR_INVALID, "%s: larger than %d bytes, not a prompt file", path, MAX_BYTES);
+    else if (memchr(text, 0, n))
+        rc = seg_fail(err, SEG_ERR_INVALID, "%s: binary data, not a prompt file", path);
+    else {
+        text[n] = 0;
+        rc = seg_prompts_parse(p, text, path, err);
+    }
+    free(text);
+    return rc;
+}
+
+int seg_prompts_radius(int32_t width, int32_t height)
+{
+    /* small enough to stay inside thin parts, large enough that the colour
+     * model sees a sample of the clicked surface */
+    int32_t side = width < height ? width : height;
+    int32_t r = side / 100;
+    return r < SEG_CLICK_MIN_RADIUS ? SEG_CLICK_MIN_RADIUS : r;
+}
+
+int seg_prompts_paint(const seg_prompts *p, int32_t width, int32_t height, uint8_t *labels, seg_error *err)
+{
+    if (!p || !labels || width <= 0 || height <= 0)
+        return seg_fail(err, SEG_ERR_INVALID, "seg_prompts_paint: NULL argument or bad size");
+    for (int32_t i = 0; i < p->nclicks; i++)
+        if (p->clicks[i].x >= width || p->clicks[i].y >= height)
+            return seg_fail(err, SEG_ERR_INVALID, "click %d,%d lies outside the %dx%d photo", p->clicks[i].x,
+                            p->clicks[i].y, width, height);
+    if (p->has_box) {
+        int64_t x0 = p->box[0], y0 = p->box[1], x1 = x0 + p->box[2], y1 = y0 + p->box[3];
+        if (x0 >= width || y0 >= height)
+            return seg_fail(err, SEG_ERR_INVALID, "box %d,%d,%d,%d lies outside the %dx%d photo", p->box[0],
+                            p->box[1], p->box[2], p->box[3], width, height);
+        for (int32_t y = 0; y < height; y++)
+            for (int32_t x = 0; x < width; x++)
+                if (x < x0 || x >= x1 || y < y0 || y >= y1)
+                    labels[(size_t)y * width + x] = GB_BACKGROUND;
+    }
+    int32_t r = seg_prompts_radius(width, height);
+    for (int32_t i = 0; i < p->nclicks; i++) {
+        const seg_click *c = &p->clicks[i];
+        for (int32_t dy = -r; dy <= r; dy++) {
+            int32_t y = c->y + dy;
+            if (y < 0 || y >= height)
+                continue;
+            for (int32_t dx = -r; dx <= r; dx++) {
+                int32_t x = c->x + dx;
+                if (x >= 0 && x < width && dx * dx + dy * dy <= r * r)
+                    labels[(size_t)y * width + x] = c->label;
+            }
+        }
+    }
+    return SEG_OK;
+}

@@ -1,0 +1,188 @@
+/* Click and box prompts (segment.h): the text form, painting into labels,
+ * and segmentation from prompts alone on a synthetic photo whose answer
+ * is known: one foreground click or a box finds the object, the border
+ * standing in for the background. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "flowcut/segment.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define W 96
+#define H 72
+
+/* A textured orange ellipse on a textured blue-grey ground; truth gets
+ * 255 inside the ellipse. */
+static void synthetic_photo(uint8_t *rgb, uint8_t *truth)
+{
+    uint32_t state = 12345;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            double dx = (x - 50) / 24.0, dy = (y - 34) / 18.0;
+            int in = dx * dx + dy * dy <= 1.0;
+            state = state * 1664525u + 1013904223u;
+            int n = (int)(state >> 27) - 16; /* noise in [-16, 15] */
+            uint8_t *p = rgb + 3 * (y * W + x);
+            p[0] = (uint8_t)((in ? 220 : 70) + n);
+            p[1] = (uint8_t)((in ? 130 : 90) + n);
+            p[2] = (uint8_t)((in ? 40 : 140) + n);
+            truth[y * W + x] = in ? 255 : 0;
+        }
+}
+
+static double iou(const uint8_t *a, const uint8_t *b)
+{
+    int64_t inter = 0, uni = 0;
+    for (int i = 0; i < W * H; i++) {
+        inter += a[i] && b[i];
+        uni += a[i] || b[i];
+    }
+    return uni ? (double)inter / (double)uni : 1.0;
+}
+
+static void test_parse(void **state)
+{
+    (void)state;
+    seg_error err = {0};
+    seg_prompts *p = seg_prompts_new();
+    assert_non_null(p);
+    assert_int_equal(seg_prompts_parse(p, "10,20 +3,4;-5,6\n# a comment 1,1\nfg 7,8 bg 9,10 box 1,2,30,40", "t",
+                                       &err),
+                     SEG_OK);
+    assert_int_equal(seg_prompts_count(p), 5);
+    static const seg_click want[] = {{10, 20, GB_FOREGROUND}, {3, 4, GB_FOREGROUND}, {5, 6, GB_BACKGROUND},
+                                     {7, 8, GB_FOREGROUND}, {9, 10, GB_BACKGROUND}};
+    for (int i = 0; i < 5; i++) {
+        seg_click c;
+        assert_int_equal(seg_prompts_click(p, i, &c), SEG_OK);
+        assert_int_equal(c.x, want[i].x);
+        assert_int_equal(c.y, want[i].y);
+        assert_int_equal(c.label, want[i].label);
+    }
+    int32_t box[4];
+    assert_int_equal(seg_prompts_get_box(p, box), 1);
+    assert_int_equal(box[0] + box[1] + box[2] + box[3], 73);
+    /* each malformed token is named with its line */
+    static const char *bad[] = {"10", "10,20,30", "box 1,2,3", "x 1,2", "1,2x", "-1,-2", "1,99999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        seg_prompts_clear(p);
+        assert_int_equal(seg_prompts_parse(p, bad[i], "--clicks", &err), SEG_ERR_INVALID);
+        assert_non_null(strstr(err.message, "--clicks:1: cannot read"));
+    }
+    seg_prompts_clear(p);
+    assert_int_equal(seg_prompts_parse(p, "1,1\n\n  2,x", "f", &err), SEG_ERR_INVALID);
+    assert_non_null(strstr(err.message, "f:3: cannot read '2,x'"));
+    assert_int_equal(seg_prompts_set_box(p, 0, 0, 0, 5, &err), SEG_ERR_INVALID);
+    seg_prompts_free(p);
+}
+
+static void test_paint(void **state)
+{
+    (void)state;
+    seg_error err = {0};
+    seg_prompts *p = seg_prompts_new();
+    uint8_t labels[W * H];
+    memset(labels, GB_UNMARKED, sizeof labels);
+    assert_int_equal(seg_prompts_parse(p, "box 10,10,50,40 5,5 -30,30", NULL, &err), SEG_OK);
+    assert_int_equal(seg_prompts_paint(p, W, H, labels, &err), SEG_OK);
+    assert_int_equal(labels[0], GB_BACKGROUND);                /* outside the box */
+    assert_int_equal(labels[5 * W + 5], GB_FOREGROUND);        /* a click outside the box wins */
+    assert_int_equal(labels[30 * W + 30], GB_BACKGROUND);      /* a background click inside */
+    assert_int_equal(labels[20 * W + 50], GB_UNMARKED);        /* the rest of the inside */
+    int r = seg_prompts_radius(W, H);
+    assert_int_equal(labels[30 * W + 30 + r], GB_BACKGROUND);  /* the disc's edge */
+    assert_int_equal(labels[30 * W + 30 + r + 1], GB_UNMARKED);
+    seg_prompts_clear(p);
+    assert_int_equal(seg_prompts_add_click(p, W, 0, GB_FOREGROUND, &err), SEG_OK);
+    assert_int_equal(seg_prompts_paint(p, W, H, labels, &err), SEG_ERR_INVALID);
+    assert_non_null(strstr(err.message, "outside the 96x72 photo"));
+    seg_prompts_free(p);
+}
+
+/* One foreground click, then a box alone: the object is found with the
+ * border (or the box) as the only background, and the clicked pixel is
+ * foreground. */
+static void test_segment_from_prompts(void **state)
+{
+    (void)state;
+    uint8_t *rgb = malloc(W * H * 3), truth[W * H], mask[W * H];
+    assert_non_null(rgb);
+    synthetic_photo(rgb, truth);
+    seg_options o;
+    seg_options_default(&o);
+    seg_prompts *p = seg_prompts_new();
+    o.prompts = p;
+    seg_error err = {0};
+    assert_int_equal(seg_prompts_parse(p, "60,30", NULL, &err), SEG_OK);
+    if (seg_segment(rgb, W, H, NULL, 0, &o, mask, NULL, &err))
+        fail_msg("one click: %s", err.message);
+    assert_true(mask[30 * W + 60] == 255);
+    double one = iou(mask, truth);
+    if (one < 0.9)
+        fail_msg("one click: IoU %.3f", one);
+
+    seg_prompts_clear(p);
+    assert_int_equal(seg_prompts_set_box(p, 20, 10, 62, 50, &err), SEG_OK);
+    if (seg_segment(rgb, W, H, NULL, 0, &o, mask, NULL, &err))
+        fail_msg("box: %s", err.message);
+    double box = iou(mask, truth);
+    if (box < 0.9)
+        fail_msg("box: IoU %.3f", box);
+    for (int y = 0; y < H; y++) /* nothing outside the box */
+        for (int x = 0; x < W; x++)
+            if (x < 20 || x >= 82 || y < 10 || y >= 60)
+                assert_int_equal(mask[y * W + x], 0);
+
+    /* a background click is exact where it lands, even inside the object */
+    seg_prompts_clear(p);
+    assert_int_equal(seg_prompts_parse(p, "60,30 -40,34", NULL, &err), SEG_OK);
+    assert_int_equal(seg_segment(rgb, W, H, NULL, 0, &o, mask, NULL, &err), SEG_OK);
+    assert_int_equal(mask[34 * W + 40], 0);
+    assert_int_equal(mask[30 * W + 60], 255);
+
+    /* without the border as background, foreground clicks alone are refused */
+    seg_prompts_clear(p);
+    assert_int_equal(seg_prompts_parse(p, "60,30", NULL, &err), SEG_OK);
+    o.graph.border = -1;
+    assert_int_equal(seg_segment(rgb, W, H, NULL, 0, &o, mask, NULL, &err), SEG_ERR_NEED_SEEDS);
+    assert_non_null(strstr(err.message, "no background seed"));
+    seg_prompts_free(p);
+    free(rgb);
+}
+
+/* Prompts and the same labels given as a seed image cut alike, bit for bit. */
+static void test_prompts_equal_seed_image(void **state)
+{
+    (void)state;
+    uint8_t *rgb = malloc(W * H * 3), truth[W * H], a[W * H], b[W * H], labels[W * H];
+    assert_non_null(rgb);
+    synthetic_photo(rgb, truth);
+    seg_options o;
+    seg_options_default(&o);
+    seg_prompts *p = seg_prompts_new();
+    seg_error err = {0};
+    assert_int_equal(seg_prompts_parse(p, "60,30 -5,5 -90,60 fg 40,40", NULL, &err), SEG_OK);
+    memset(labels, GB_UNMARKED, sizeof labels);
+    assert_int_equal(seg_prompts_paint(p, W, H, labels, &err), SEG_OK);
+    assert_int_equal(seg_segment(rgb, W, H, labels, 1, &o, a, NULL, &err), SEG_OK);
+    o.prompts = p;
+    assert_int_equal(seg_segment(rgb, W, H, NULL, 0, &o, b, NULL, &err), SEG_OK);
+    assert_memory_equal(a, b, sizeof a);
+    seg_prompts_free(p);
+    free(rgb);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_paint),
+        cmocka_unit_test(test_segment_from_prompts),
+        cmocka_unit_test(test_prompts_equal_seed_image),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
