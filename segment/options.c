@@ -36,6 +36,12 @@ void seg_options_free(seg_options *o)
     free(o);
 }
 
+void seg_options_set_prompts(seg_options *o, const seg_prompts *p)
+{
+    if (o)
+        o->prompts = p;
+}
+
 void seg_free(void *p)
 {
     free(p);

@@ -90,6 +90,29 @@ class TestSegment(unittest.TestCase):
                         "--engine", "cpu"] + args, check=True)
         return read_png(out)
 
+    def test_clicks_and_box(self):
+        """Prompts alone segment; the same prompts as seed labels cut alike."""
+        h, w = self.rgb.shape[:2]
+        cx, cy = w // 2, h // 2
+        one = flowcut.segment(self.rgb, clicks=[(cx, cy)], engine="cpu")
+        self.assertEqual(one[cy, cx], 255)
+        self.assertTrue(0 < (one > 0).mean() < 1)
+        same = flowcut.segment(self.rgb, clicks=f"{cx},{cy}", engine="cpu")
+        self.assertTrue(np.array_equal(one, same))
+        two = flowcut.segment(self.rgb, clicks=[(cx, cy), (5, 5, False)], box=(2, 2, w - 4, h - 4), engine="cpu")
+        self.assertEqual(two[5, 5], 0)
+        self.assertFalse(two[0].any() or two[:, 0].any())
+        boxed = flowcut.segment(self.rgb, box=(w // 4, h // 4, w // 2, h // 2), engine="cpu")
+        self.assertFalse(boxed[: h // 4].any())
+        with self.assertRaisesRegex(ValueError, "cannot read 'x,1'"):
+            flowcut.segment(self.rgb, clicks="x,1")
+        with self.assertRaisesRegex(ValueError, "box is"):
+            flowcut.segment(self.rgb, box=(1, 2))
+        with self.assertRaisesRegex(ValueError, "seeds, clicks or a box"):
+            flowcut.segment(self.rgb)
+        with self.assertRaisesRegex(flowcut.FlowcutError, "outside"):
+            flowcut.segment(self.rgb, clicks=[(w, 0)])
+
     def test_matches_cli(self):
         for args, kw in (([], {}),
                          (["--lambda", "80", "--connectivity", "4"], {"lambda_": 80, "connectivity": 4}),

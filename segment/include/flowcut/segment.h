@@ -123,6 +123,8 @@ void seg_options_default(seg_options *o);
  * out of memory. */
 seg_options *seg_options_new(void);
 void seg_options_free(seg_options *o);
+/* o->prompts = p, for bindings that cannot lay out the struct. */
+void seg_options_set_prompts(seg_options *o, const seg_prompts *p);
 /* Frees what the library malloc'ed for the caller (the mask of
  * seg_segment_files, the PNG of seg_session_render_png): bindings call it
  * rather than a free() of their own. */

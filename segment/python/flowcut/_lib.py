@@ -132,6 +132,14 @@ mf_dynamic_destroy = _fn("mf_dynamic_destroy", None, vp)
 
 seg_options_new = _fn("seg_options_new", vp)
 seg_options_free = _fn("seg_options_free", None, vp)
+seg_options_set_prompts = _fn("seg_options_set_prompts", None, vp, vp)
+seg_prompts_new = _fn("seg_prompts_new", vp)
+seg_prompts_free = _fn("seg_prompts_free", None, vp)
+seg_prompts_add_click = _fn("seg_prompts_add_click", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, ctypes.c_uint8,
+                            P(SegError))
+seg_prompts_set_box = _fn("seg_prompts_set_box", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
+                          ctypes.c_int32, P(SegError))
+seg_prompts_parse = _fn("seg_prompts_parse", ctypes.c_int, vp, ctypes.c_char_p, ctypes.c_char_p, P(SegError))
 seg_options_set = _fn("seg_options_set", ctypes.c_int, vp, ctypes.c_char_p, ctypes.c_char_p, P(SegError))
 seg_segment = _fn("seg_segment", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, vp, ctypes.c_int32, vp, vp,
                   P(SegInfo), P(SegError))

@@ -61,19 +61,59 @@ def _seeds(seeds, shape):
     return np.ascontiguousarray(s)
 
 
-def _run(image, seeds, seeds_kind, return_info, options):
-    rgb = _rgb(image)
-    sd = _seeds(seeds, rgb.shape)
-    o = _options(seeds_kind, options)
+def _prompts(clicks, box):
+    """A C seg_prompts from clicks ((x, y) foreground, (x, y, False)
+    background, or the text form "X,Y -X,Y ...") and box (x, y, w, h);
+    None when there are neither. Free with _lib.seg_prompts_free."""
+    if clicks is None and box is None:
+        return None
+    p = _lib.seg_prompts_new()
+    if not p:
+        raise MemoryError("flowcut: out of memory")
+    err = _lib.SegError()
     try:
+        if isinstance(clicks, str):
+            if _lib.seg_prompts_parse(p, clicks.encode(), b"clicks", ctypes.byref(err)):
+                raise ValueError(err.message.decode())
+        elif clicks is not None:
+            for c in clicks:
+                if len(c) not in (2, 3):
+                    raise ValueError(f"a click is (x, y) or (x, y, positive), not {c!r}")
+                label = 1 if len(c) == 2 or c[2] else 2
+                if _lib.seg_prompts_add_click(p, int(c[0]), int(c[1]), label, ctypes.byref(err)):
+                    raise ValueError(err.message.decode())
+        if box is not None:
+            if len(box) != 4:
+                raise ValueError(f"box is (x, y, width, height), not {box!r}")
+            if _lib.seg_prompts_set_box(p, *(int(v) for v in box), ctypes.byref(err)):
+                raise ValueError(err.message.decode())
+        return p
+    except BaseException:
+        _lib.seg_prompts_free(p)
+        raise
+
+
+def _run(image, seeds, seeds_kind, return_info, options, clicks=None, box=None):
+    rgb = _rgb(image)
+    sd = _seeds(seeds, rgb.shape) if seeds is not None else None
+    if sd is None and clicks is None and box is None:
+        raise ValueError("give seeds, clicks or a box")
+    o = _options(seeds_kind, options)
+    p = None
+    try:
+        p = _prompts(clicks, box)
+        _lib.seg_options_set_prompts(o, p)
         h, w = rgb.shape[:2]
         mask = np.empty((h, w), np.uint8)
         info, err = _lib.SegInfo(), _lib.SegError()
-        rc = _lib.seg_segment(rgb.ctypes.data, w, h, sd.ctypes.data, 1 if sd.ndim == 2 else 3, o,
+        rc = _lib.seg_segment(rgb.ctypes.data, w, h, sd.ctypes.data if sd is not None else None,
+                              0 if sd is None else 1 if sd.ndim == 2 else 3, o,
                               mask.ctypes.data, ctypes.byref(info), ctypes.byref(err))
         _lib.seg_check(rc, err)
     finally:
         _lib.seg_options_free(o)
+        if p:
+            _lib.seg_prompts_free(p)
     if return_info:
         return mask, _info(info)
     return mask
@@ -86,14 +126,18 @@ def _info(info):
             "build_seconds": info.build_seconds, "solve_seconds": info.solve_seconds}
 
 
-def segment(image, seeds, *, return_info=False, **options):
+def segment(image, seeds=None, *, clicks=None, box=None, return_info=False, **options):
     """Segments image (H x W x 3 uint8 RGB; grey and RGBA are accepted) with
     seed labels (H x W: 1 foreground, 2 background, 0 unmarked; an
-    H x W x 3 array is read as red/blue scribbles). Returns the mask,
-    H x W uint8, 255 foreground and 0 background: the same bits as
-    `flowcut segment`. With return_info, (mask, dict of flow, engine,
+    H x W x 3 array is read as red/blue scribbles), clicks or a box, or
+    any of them together: clicks=[(x, y), (x, y, False), ...] (foreground
+    unless the third item is False; or the text form "X,Y -X,Y"), box=(x,
+    y, width, height) (all outside it is background). One foreground click
+    is enough: the photo's border stands in for the background. Returns
+    the mask, H x W uint8, 255 foreground and 0 background: the same bits
+    as `flowcut segment`. With return_info, (mask, dict of flow, engine,
     times). Raises FlowcutError (e.g. no foreground seed) or ValueError."""
-    return _run(image, seeds, "labels", return_info, options)
+    return _run(image, seeds, "labels", return_info, options, clicks, box)
 
 
 def segment_trimap(image, trimap, *, return_info=False, **options):
