@@ -6,7 +6,8 @@
 # find_package(flowcut) (flowcut::flowcut and flowcut::flowcut_static); its
 # mask must equal the installed CLI's. Checks the SONAME, that the shared
 # library exports only the public prefixes, and that the installed Python
-# module loads the installed library.
+# module loads the installed library, and that the pip-installed module
+# (segment/python) finds it through the dynamic linker.
 #   tests/install/test_install.sh BUILD_DIR PYTHON
 set -euo pipefail
 BUILD=$(cd "$1" && pwd)
@@ -120,4 +121,37 @@ w, h, ch, px = png_tool.read(cli_mask)
 assert m.tobytes() == px, "Python mask differs from the CLI's"
 print("python: installed module", flowcut.__file__, "loads", L.lib._name, "- mask equals the CLI's")
 PYEOF
+
+# pip install segment/python: the module without _where.py finds the library
+# through the dynamic linker (here LD_LIBRARY_PATH), and says what to install
+# when it is nowhere
+if ! "$PY" -m pip --version >/dev/null 2>&1; then
+    echo "pip: skipped: no pip for $PY (Debian: python3-pip)"
+else
+    mkdir -p "$T/pysrc" && cp -r "$ROOT/segment/python/pyproject.toml" "$ROOT/segment/python/flowcut" "$T/pysrc/"
+    rm -rf "$T/pysrc/flowcut/__pycache__"
+    "$PY" -m pip install -q --no-build-isolation --no-index --no-deps --target "$T/pip" "$T/pysrc" >"$T/pip.log" 2>&1 ||
+        { cat "$T/pip.log"; fail "pip install segment/python"; }
+    [ ! -e "$T/pip/flowcut/_where.py" ] || fail "the pip-installed module has a _where.py"
+    (cd "$T" && env -u FLOWCUT_LIBRARY PYTHONPATH="$T/pip" LD_LIBRARY_PATH="$LIBDIR" "$PY" -c '
+import os, sys, flowcut, flowcut._lib as L
+mapped = [l.split()[-1] for l in open("/proc/self/maps") if "libflowcut" in l]
+assert mapped and all(m.startswith(os.path.realpath(sys.argv[1]) + "/") for m in mapped), mapped
+print("pip: module", os.path.relpath(flowcut.__file__, sys.argv[2]), "loads", mapped[0], "through the dynamic linker")
+' "$LIBDIR" "$T") || fail "pip-installed module with LD_LIBRARY_PATH"
+    system_lib=$(ldconfig -p 2>/dev/null | grep -o 'libflowcut.so.0 .*' || true)
+    for f in /usr/local/lib/libflowcut.so.0 /usr/local/lib64/libflowcut.so.0 /usr/lib/libflowcut.so.0 \
+             /usr/lib64/libflowcut.so.0 /usr/lib/*/libflowcut.so.0 ~/.local/lib/libflowcut.so.0; do
+        [ -e "$f" ] && system_lib=$f
+    done
+    if [ -n "$system_lib" ]; then
+        echo "pip: no-library message: skipped: a libflowcut is installed on this machine"
+    else
+        msg=$(cd "$T" && env -u FLOWCUT_LIBRARY -u LD_LIBRARY_PATH PYTHONPATH="$T/pip" "$PY" -c 'import flowcut' 2>&1) &&
+            fail "the pip-installed module imported without a library"
+        grep -q "ImportError: flowcut: cannot load the C library libflowcut.so.0" <<<"$msg" &&
+            grep -q "quickstart.sh" <<<"$msg" || fail "unclear message without the library: $msg"
+        echo "pip: without the library: $(tail -n1 <<<"$msg" | cut -c1-90)..."
+    fi
+fi
 echo "install test: passed"

@@ -2,9 +2,23 @@
 and errors. ctypes releases the GIL during every foreign call, so solves
 run while other Python threads go on."""
 import ctypes
+import ctypes.util
 import os
+import sysconfig
 
-from . import _where
+try:
+    from . import _where  # written by CMake; absent from a pip-installed copy
+except ImportError:
+    _where = None
+
+SONAME = "libflowcut.so.0"
+# where `cmake --install` (/usr/local, ~/.local) and the Debian package (/usr)
+# put the library; ld.so finds the system ones by itself once ldconfig has run,
+# but a fresh /usr/local install before ldconfig and ~/.local are not in its
+# cache
+_MULTIARCH = sysconfig.get_config_var("MULTIARCH") or ""  # x86_64-linux-gnu on Debian amd64
+_STANDARD_DIRS = ("/usr/local/lib", "/usr/local/lib64", f"/usr/lib/{_MULTIARCH}", "/usr/lib64", "/usr/lib",
+                  os.path.expanduser("~/.local/lib"))
 
 
 class FlowcutError(Exception):
@@ -16,21 +30,42 @@ class FlowcutError(Exception):
         self.code = code
 
 
-def _load():
-    path = os.environ.get("FLOWCUT_LIBRARY")
-    if not path:
+def _candidates():
+    """Paths to try, in order: FLOWCUT_LIBRARY, the library this copy was
+    installed with (_where.py), the dynamic linker's search (ldconfig cache,
+    LD_LIBRARY_PATH), then the standard install folders."""
+    env = os.environ.get("FLOWCUT_LIBRARY")
+    if env:
+        return [env]  # an explicit choice is not second-guessed
+    paths = []
+    if _where is not None:
         path = _where.LIBRARY
         if _where.RELATIVE:
             path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), path))
-    try:
-        return ctypes.CDLL(path)
-    except OSError:
-        # an installed library the dynamic linker can find
+        paths.append(path)
+    paths.append(SONAME)
+    found = ctypes.util.find_library("flowcut")
+    if found and found not in paths:
+        paths.append(found)
+    paths += [os.path.join(d, SONAME) for d in _STANDARD_DIRS]
+    return paths
+
+
+def _load():
+    tried, broken = [], []
+    for path in _candidates():
         try:
-            return ctypes.CDLL("libflowcut.so.0")
+            return ctypes.CDLL(path)
         except OSError as e:
-            raise ImportError(f"flowcut: cannot load libflowcut ({path}): {e}; "
-                              "set FLOWCUT_LIBRARY to its path") from None
+            tried.append(path)
+            if os.path.exists(path):  # there but unloadable: its own error says why
+                broken.append(str(e))
+    raise ImportError(
+        f"flowcut: cannot load the C library {SONAME} (tried {', '.join(tried)}"
+        + (f"; {'; '.join(broken)}" if broken else "") + "). Install libflowcut first: as root "
+        "`bash examples/quickstart.sh` or `cmake --install build` from the flowcut sources, or the "
+        "Debian package (`cpack -G DEB` in a build folder, then `apt install ./flowcut_*.deb`); "
+        "for a library elsewhere set FLOWCUT_LIBRARY=/path/to/libflowcut.so.0 or LD_LIBRARY_PATH") from None
 
 
 lib = _load()
@@ -47,8 +82,8 @@ class MfError(ctypes.Structure):
 
 class MfOptions(ctypes.Structure):
     _fields_ = [("engine", ctypes.c_int), ("phase2", ctypes.c_int), ("device", ctypes.c_int),
-                ("verbose_notice", ctypes.c_int), ("gpu_relabel_interval", ctypes.c_int32),
-                ("cpu_algorithm", ctypes.c_int), ("cut_only", ctypes.c_int), ("threads", ctypes.c_int)]
+                ("verbose_notice", ctypes.c_int), ("cpu_algorithm", ctypes.c_int), ("cut_only", ctypes.c_int),
+                ("threads", ctypes.c_int)]
 
 
 class MfStats(ctypes.Structure):
