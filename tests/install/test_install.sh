@@ -149,8 +149,10 @@ print("pip: module", os.path.relpath(flowcut.__file__, sys.argv[2]), "loads", ma
     else
         msg=$(cd "$T" && env -u FLOWCUT_LIBRARY -u LD_LIBRARY_PATH PYTHONPATH="$T/pip" "$PY" -c 'import flowcut' 2>&1) &&
             fail "the pip-installed module imported without a library"
-        grep -q "ImportError: flowcut: cannot load the C library libflowcut.so.0" <<<"$msg" &&
-            grep -q "quickstart.sh" <<<"$msg" || fail "unclear message without the library: $msg"
+        if ! grep -q "ImportError: flowcut: cannot load the C library libflowcut.so.0" <<<"$msg" ||
+            ! grep -q "quickstart.sh" <<<"$msg"; then
+            fail "unclear message without the library: $msg"
+        fi
         echo "pip: without the library: $(tail -n1 <<<"$msg" | cut -c1-90)..."
     fi
 fi
