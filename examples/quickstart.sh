@@ -70,7 +70,13 @@ elif command -v nvcc >/dev/null; then
 else
     CUDA=OFF
 fi
-if [ "$CUDA" = OFF ]; then ENGINES="CPU engine (no CUDA compiler: nvcc not found)"; else ENGINES="CPU and CUDA engines"; fi
+if [ "$CUDA" != OFF ]; then
+    ENGINES="CPU and CUDA engines"
+elif [ -n "${FLOWCUT_CUDA:-}" ]; then
+    ENGINES="CPU engine; CUDA off by FLOWCUT_CUDA=OFF"
+else
+    ENGINES="CPU engine; no CUDA engine: nvcc not found"
+fi
 say "building flowcut (Release, $ENGINES) in $BUILD"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DFLOWCUT_TESTS=OFF -DFLOWCUT_CUDA="$CUDA" \
     -DCMAKE_INSTALL_PREFIX="$PREFIX" ${PY:+-DFLOWCUT_PYTHON="$PY"} >>"$LOG" 2>&1 ||
@@ -93,17 +99,18 @@ PYDIR=$(installed flowcut/__init__.py)
 # 5. segment the bundled photo with its seeds (red = foreground, blue = background)
 OUT=${OUT_DIR:-$ROOT/examples/out}
 mkdir -p "$OUT"
-line=$("$FLOWCUT" segment examples/coffee.png --seeds examples/coffee-seeds.png -o "$OUT/coffee-mask.png" \
-       --overlay "$OUT/coffee-overlay.png" --cutout "$OUT/coffee-cutout.png" -f) ||
+json=$("$FLOWCUT" segment examples/coffee.png --seeds examples/coffee-seeds.png -o "$OUT/coffee-mask.png" \
+       --overlay "$OUT/coffee-overlay.png" --cutout "$OUT/coffee-cutout.png" -f --json) ||
     die "flowcut segment failed on the sample photo"
-# "examples/coffee.png: 600x400, 110814 foreground pixels (46.2%), flow ... -> mask"
-size=$(sed -n 's/^[^:]*: \([0-9]*x[0-9]*\),.*/\1/p' <<<"$line")
-fg=$(sed -n 's/.*, \([0-9]*\) foreground pixels (\([0-9.]*%\)).*/\1 pixels (\2 of the photo)/p' <<<"$line")
+num() { sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" <<<"$json"; }
+w=$(num width) h=$(num height) fg=$(num foreground_pixels)
+if [ -z "$w" ] || [ -z "$h" ] || [ -z "$fg" ]; then die "unexpected output of flowcut segment --json: $json"; fi
+fraction=$(awk -v f="$fg" -v n="$((w * h))" 'BEGIN { printf "%.1f%%", 100 * f / n }')
 
 # 6. what was made and where
 elapsed=$((SECONDS - START))
 echo
-echo "flowcut is installed ($ENGINES), in $((elapsed / 60)) min $((elapsed % 60)) s:"
+echo "flowcut is installed in $PREFIX ($ENGINES); this took $((elapsed / 60)) min $((elapsed % 60)) s:"
 echo "  command:        $FLOWCUT"
 echo "  library:        $LIBDIR/libflowcut.so.0 (headers, pkg-config and CMake files beside it)"
 if [ -n "$PYDIR" ]; then
@@ -111,8 +118,8 @@ if [ -n "$PYDIR" ]; then
 fi
 echo
 echo "Segmented the sample photo examples/coffee.png with the seeds examples/coffee-seeds.png:"
-echo "  mask:           $OUT/coffee-mask.png (${size:-?}, white = foreground)"
-echo "  foreground:     ${fg:-?}"
+echo "  mask:           $OUT/coffee-mask.png (${w}x${h} pixels, white = foreground)"
+echo "  foreground:     $fg of $((w * h)) pixels ($fraction)"
 echo "  overlay:        $OUT/coffee-overlay.png (background dimmed, boundary drawn)"
 echo "  cut-out:        $OUT/coffee-cutout.png (background transparent)"
 
@@ -131,7 +138,7 @@ if [ "$(id -u)" -ne 0 ] && [ -n "$LIBDIR" ]; then
     echo "(the Python module finds it by itself)."
 fi
 echo
-echo "Next, try:"
+echo "Next, try (from $ROOT):"
 echo "  flowcut segment examples/coffee.png --seeds examples/coffee-seeds.png -o mask.png --overlay overlay.png --lambda 150"
 echo "      your own photo: seeds are a PNG of its size, red strokes = foreground, blue = background"
 echo "  flowcut ui examples/coffee.png --seeds examples/coffee-seeds.png"
