@@ -87,7 +87,7 @@ cmake --build "$BUILD" -j "$(nproc)" >>"$LOG" 2>&1 ||
 # 4. install; ldconfig so that programs and Python find libflowcut.so.0
 say "installing into $PREFIX"
 cmake --install "$BUILD" >>"$LOG" 2>&1 || { tail -n 5 "$LOG" >&2; die "install into $PREFIX failed (log: $LOG)"; }
-[ "$(id -u)" -eq 0 ] && ldconfig
+if [ "$(id -u)" -eq 0 ]; then ldconfig; fi
 FLOWCUT=$PREFIX/bin/flowcut
 installed() { # the folder cmake --install put FILE in (this run's log)
     sed -n "s#^-- \(Installing\|Up-to-date\): \(.*\)/$1\$#\2#p" "$LOG" | tail -n1
