@@ -34,7 +34,26 @@ struct seg_session {
     int rebuild;          /* lambda changed: the next cut builds afresh */
     int models_stale;     /* seeds changed since the models were fitted */
     int64_t count[3];     /* pixels per label, kept as labels change */
+    /* undo history: steps [head, nsteps) recorded, [head, pos) applied */
+    uint8_t *committed;   /* the labels at the last step boundary */
+    int32_t step[4];      /* x0, y0, x1, y1 of edits since then; x0 >= x1: none */
+    struct hist_step *steps;
+    int64_t head, pos, nsteps, cap;
+    size_t hist_bytes, hist_limit;
 };
+
+/* One undoable step: the pixels whose label it changed, as runs in image
+ * order, each "skip (varint, pixels after the previous run), length
+ * (varint), before << 4 | after": a stroke costs a few bytes a row it
+ * crosses, not its bounding box. */
+typedef struct hist_step {
+    uint8_t *data;
+    size_t size;
+    int32_t box[4];
+} hist_step;
+
+/* What one step is charged against the limit: its runs and its slot. */
+#define STEP_COST(size) ((size) + sizeof(hist_step))
 
 static double now(void)
 {
@@ -67,6 +86,35 @@ static int seed_priors(const seg_session *s)
     return s->opt.graph.geodesic > 0 || s->opt.graph.star;
 }
 
+static void history_drop(seg_session *s, int64_t from, int64_t to)
+{
+    for (int64_t k = from; k < to; k++) {
+        s->hist_bytes -= STEP_COST(s->steps[k].size);
+        free(s->steps[k].data);
+        s->steps[k].data = NULL;
+    }
+}
+
+/* Forgets the oldest steps until the history fits the limit. The slots are
+ * compacted once half of them are dropped: amortised O(1) a step. */
+static void history_trim(seg_session *s)
+{
+    while (s->hist_bytes > s->hist_limit && s->head < s->nsteps) {
+        history_drop(s, s->head, s->head + 1);
+        s->head++;
+        if (s->pos < s->head)
+            s->pos = s->head;
+    }
+    if (s->head == s->nsteps) {
+        s->head = s->pos = s->nsteps = 0;
+    } else if (s->head > 64 && s->head > s->nsteps / 2) {
+        memmove(s->steps, s->steps + s->head, sizeof(hist_step) * (size_t)(s->nsteps - s->head));
+        s->nsteps -= s->head;
+        s->pos -= s->head;
+        s->head = 0;
+    }
+}
+
 static void drop_network(seg_session *s)
 {
     mf_dynamic_destroy(s->dyn);
@@ -87,6 +135,10 @@ void seg_session_close(seg_session *s)
     free(s->labels);
     free(s->cut_labels);
     free(s->mask);
+    free(s->committed);
+    if (s->steps)
+        history_drop(s, s->head, s->nsteps);
+    free(s->steps);
     free(s);
 }
 
@@ -99,19 +151,34 @@ static inline void set_label(seg_session *s, int64_t i, uint8_t l)
     s->labels[i] = l;
 }
 
+static void grow_box(int32_t *b, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
+{
+    if (b[0] >= b[2]) {
+        b[0] = x0, b[1] = y0, b[2] = x1, b[3] = y1;
+        return;
+    }
+    b[0] = x0 < b[0] ? x0 : b[0];
+    b[1] = y0 < b[1] ? y0 : b[1];
+    b[2] = x1 > b[2] ? x1 : b[2];
+    b[3] = y1 > b[3] ? y1 : b[3];
+}
+
+/* Labels changed in the rectangle: the next cut updates it. */
 static void mark_dirty(seg_session *s, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
 {
     if (x0 >= x1 || y0 >= y1)
         return;
     s->models_stale = 1;
-    if (s->dirty[0] >= s->dirty[2]) {
-        s->dirty[0] = x0, s->dirty[1] = y0, s->dirty[2] = x1, s->dirty[3] = y1;
+    grow_box(s->dirty, x0, y0, x1, y1);
+}
+
+/* An edit by the caller: also part of the open undo step. */
+static void mark_edit(seg_session *s, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
+{
+    if (x0 >= x1 || y0 >= y1)
         return;
-    }
-    s->dirty[0] = x0 < s->dirty[0] ? x0 : s->dirty[0];
-    s->dirty[1] = y0 < s->dirty[1] ? y0 : s->dirty[1];
-    s->dirty[2] = x1 > s->dirty[2] ? x1 : s->dirty[2];
-    s->dirty[3] = y1 > s->dirty[3] ? y1 : s->dirty[3];
+    mark_dirty(s, x0, y0, x1, y1);
+    grow_box(s->step, x0, y0, x1, y1);
 }
 
 int seg_session_open(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels,
@@ -135,7 +202,9 @@ int seg_session_open(const uint8_t *rgb, int32_t width, int32_t height, const ui
     s->labels = calloc((size_t)s->npx, 1);
     s->cut_labels = calloc((size_t)s->npx, 1);
     s->mask = calloc((size_t)s->npx, 1);
-    if (!s->rgb || !s->labels || !s->cut_labels || !s->mask) {
+    s->committed = calloc((size_t)s->npx, 1);
+    s->hist_limit = SEG_SESSION_HISTORY_DEFAULT;
+    if (!s->rgb || !s->labels || !s->cut_labels || !s->mask || !s->committed) {
         seg_session_close(s);
         return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
     }
@@ -146,6 +215,9 @@ int seg_session_open(const uint8_t *rgb, int32_t width, int32_t height, const ui
             seg_session_close(s);
             return seg_fail(err, rc, "seed labels must be 0, 1 or 2");
         }
+        /* the starting seeds are where undo stops */
+        memcpy(s->committed, s->labels, (size_t)s->npx);
+        s->step[0] = s->step[2] = 0;
     }
     *out = s;
     return SEG_OK;
@@ -167,7 +239,7 @@ int seg_session_set_all_labels(seg_session *s, const uint8_t *labels)
     s->count[0] = s->count[1] = s->count[2] = 0;
     for (int64_t i = 0; i < s->npx; i++)
         s->count[labels[i]]++;
-    mark_dirty(s, 0, 0, s->width, s->height);
+    mark_edit(s, 0, 0, s->width, s->height);
     return SEG_OK;
 }
 
@@ -184,40 +256,309 @@ int seg_session_set_labels(seg_session *s, int32_t x, int32_t y, int32_t w, int3
     for (int32_t r = 0; r < h; r++)
         for (int32_t c = 0; c < w; c++)
             set_label(s, (int64_t)(y + r) * s->width + x + c, patch[(int64_t)r * stride + c]);
-    mark_dirty(s, x, y, x + w, y + h);
+    mark_edit(s, x, y, x + w, y + h);
     return SEG_OK;
 }
 
-int seg_session_paint_line(seg_session *s, uint8_t label, double x0, double y0, double x1, double y1,
-                           double radius)
+/* The exact rule of a pixel: its centre lies within r of the segment (the
+ * page's preview applies the same test). */
+static int in_capsule(double px, double py, double x0, double y0, double dx, double dy, double len2, double r)
 {
-    if (label > GB_BACKGROUND || !(radius >= 0) || radius > 4096 || !isfinite(x0) || !isfinite(y0) ||
-        !isfinite(x1) || !isfinite(y1) || fabs(x0) > 1e7 || fabs(y0) > 1e7 || fabs(x1) > 1e7 || fabs(y1) > 1e7)
+    double t = len2 > 0 ? ((px - x0) * dx + (py - y0) * dy) / len2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double ex = x0 + t * dx - px, ey = y0 + t * dy - py;
+    return ex * ex + ey * ey <= r * r;
+}
+
+static void hull_add(double *lo, double *hi, double a, double b)
+{
+    *lo = a < *lo ? a : *lo;
+    *hi = b > *hi ? b : *hi;
+}
+
+/* The pixels [*xa, *xb] of row y (within [bx0, bx1]) that the capsule of
+ * radius r around (x0, y0) - (x1, y1) covers; 0 when none. The capsule is
+ * convex, so a row meets it in one interval: the hull of where the row
+ * crosses the two end discs and the rectangle between them, computed with
+ * a slightly larger radius and then trimmed to the exact per-pixel rule,
+ * so a row costs O(1), not O(its width). */
+static int capsule_row(double x0, double y0, double x1, double y1, double r, int32_t y, int32_t bx0, int32_t bx1,
+                       int32_t *xa, int32_t *xb)
+{
+    double py = y + 0.5, dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy;
+    double rc = r * (1 + 1e-9) + 1e-6, lo = INFINITY, hi = -INFINITY;
+    for (int e = 0; e < 2; e++) {
+        double ex = e ? x1 : x0, d = py - (e ? y1 : y0);
+        if (fabs(d) <= rc) {
+            double h = sqrt(fmax(0, rc * rc - d * d));
+            hull_add(&lo, &hi, ex - h, ex + h);
+        }
+    }
+    if (len2 > 0) {
+        double len = sqrt(len2), nx = -dy / len * rc, ny = dx / len * rc;
+        double cx[4] = {x0 + nx, x1 + nx, x1 - nx, x0 - nx}, cy[4] = {y0 + ny, y1 + ny, y1 - ny, y0 - ny};
+        for (int k = 0; k < 4; k++) {
+            double px = cx[k], pyy = cy[k], qx = cx[(k + 1) & 3], qy = cy[(k + 1) & 3];
+            if ((pyy - py) * (qy - py) > 0)
+                continue;
+            if (pyy == qy)
+                hull_add(&lo, &hi, fmin(px, qx), fmax(px, qx));
+            else {
+                double x = px + (py - pyy) * (qx - px) / (qy - pyy);
+                hull_add(&lo, &hi, x, x);
+            }
+        }
+    }
+    if (!(lo <= hi))
+        return 0;
+    lo = fmax(lo, bx0 - 2.0);
+    hi = fmin(hi, bx1 + 2.0);
+    int32_t a = (int32_t)ceil(lo - 0.5) - 1, b = (int32_t)floor(hi - 0.5) + 1;
+    a = a < bx0 ? bx0 : a;
+    b = b > bx1 ? bx1 : b;
+    while (a <= b && !in_capsule(a + 0.5, py, x0, y0, dx, dy, len2, r))
+        a++;
+    while (b >= a && !in_capsule(b + 0.5, py, x0, y0, dx, dy, len2, r))
+        b--;
+    if (a > b)
+        return 0;
+    while (a > bx0 && in_capsule(a - 0.5, py, x0, y0, dx, dy, len2, r))
+        a--;
+    while (b < bx1 && in_capsule(b + 1.5, py, x0, y0, dx, dy, len2, r))
+        b++;
+    *xa = a;
+    *xb = b;
+    return 1;
+}
+
+int seg_session_paint_stroke(seg_session *s, uint8_t label, const double *xy, int32_t npoints, double radius)
+{
+    if (label > GB_BACKGROUND || !(radius >= 0) || radius > SEG_STROKE_MAX_RADIUS || !xy || npoints < 1)
         return SEG_ERR_INVALID;
-    /* pixels whose centre lies within radius of the segment (at least the
+    for (int64_t i = 0; i < 2 * (int64_t)npoints; i++)
+        if (!isfinite(xy[i]) || fabs(xy[i]) > 1e7)
+            return SEG_ERR_INVALID;
+    /* pixels whose centre lies within radius of the polyline (at least the
      * pixel under each point: radius 0 paints a 1-pixel line) */
-    double r = radius < 0.5 ? 0.5 : radius;
-    int32_t bx0 = (int32_t)floor(fmin(x0, x1) - r), bx1 = (int32_t)ceil(fmax(x0, x1) + r);
-    int32_t by0 = (int32_t)floor(fmin(y0, y1) - r), by1 = (int32_t)ceil(fmax(y0, y1) + r);
+    double r = radius < 0.5 ? 0.5 : radius, minx = xy[0], maxx = xy[0], miny = xy[1], maxy = xy[1];
+    for (int32_t i = 1; i < npoints; i++) {
+        minx = fmin(minx, xy[2 * i]), maxx = fmax(maxx, xy[2 * i]);
+        miny = fmin(miny, xy[2 * i + 1]), maxy = fmax(maxy, xy[2 * i + 1]);
+    }
+    int32_t bx0 = (int32_t)floor(minx - r), bx1 = (int32_t)ceil(maxx + r);
+    int32_t by0 = (int32_t)floor(miny - r), by1 = (int32_t)ceil(maxy + r);
     bx0 = bx0 < 0 ? 0 : bx0;
     by0 = by0 < 0 ? 0 : by0;
     bx1 = bx1 > s->width - 1 ? s->width - 1 : bx1;
     by1 = by1 > s->height - 1 ? s->height - 1 : by1;
     if (bx0 > bx1 || by0 > by1)
         return SEG_OK; /* wholly outside */
-    double dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy;
-    for (int32_t y = by0; y <= by1; y++)
-        for (int32_t x = bx0; x <= bx1; x++) {
-            double px = x + 0.5, py = y + 0.5;
-            double t = len2 > 0 ? ((px - x0) * dx + (py - y0) * dy) / len2 : 0;
-            t = t < 0 ? 0 : t > 1 ? 1 : t;
-            double ex = x0 + t * dx - px, ey = y0 + t * dy - py;
-            if (ex * ex + ey * ey <= r * r)
+    /* per row, +1 where a segment's span starts and -1 after it ends: the
+     * union of the spans is painted once however many segments overlap */
+    int32_t *cover = calloc((size_t)s->width + 1, sizeof *cover);
+    if (!cover)
+        return SEG_ERR_NOMEM;
+    int32_t nseg = npoints > 1 ? npoints - 1 : 1;
+    for (int32_t y = by0; y <= by1; y++) {
+        double py = y + 0.5;
+        int32_t lo = INT32_MAX, hi = -1;
+        for (int32_t k = 0; k < nseg; k++) {
+            const double *p = xy + 2 * k, *q = npoints > 1 ? p + 2 : p;
+            if (py < fmin(p[1], q[1]) - r - 1 || py > fmax(p[1], q[1]) + r + 1)
+                continue;
+            int32_t a, b;
+            if (!capsule_row(p[0], p[1], q[0], q[1], r, y, bx0, bx1, &a, &b))
+                continue;
+            cover[a]++;
+            cover[b + 1]--;
+            lo = a < lo ? a : lo;
+            hi = b > hi ? b : hi;
+        }
+        int32_t run = 0;
+        for (int32_t x = lo; x <= hi; x++) {
+            run += cover[x];
+            cover[x] = 0;
+            if (run > 0)
                 set_label(s, (int64_t)y * s->width + x, label);
         }
-    mark_dirty(s, bx0, by0, bx1 + 1, by1 + 1);
+        if (hi >= 0)
+            cover[hi + 1] = 0;
+    }
+    free(cover);
+    mark_edit(s, bx0, by0, bx1 + 1, by1 + 1);
     return SEG_OK;
 }
+
+int seg_session_paint_line(seg_session *s, uint8_t label, double x0, double y0, double x1, double y1,
+                           double radius)
+{
+    double xy[4] = {x0, y0, x1, y1};
+    return seg_session_paint_stroke(s, label, xy, 2, radius);
+}
+
+static size_t varint_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80)
+        v >>= 7, n++;
+    return n;
+}
+
+static uint8_t *varint_put(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static const uint8_t *varint_get(const uint8_t *p, int64_t *v)
+{
+    uint64_t x = 0;
+    for (int shift = 0;; shift += 7) {
+        x |= (uint64_t)(*p & 0x7f) << shift;
+        if (!(*p++ & 0x80))
+            break;
+    }
+    *v = (int64_t)x;
+    return p;
+}
+
+/* Walks the changed runs of the open step: size only (out NULL) or encoded. */
+static size_t encode_step(const seg_session *s, uint8_t *out)
+{
+    const int32_t *b = s->step;
+    size_t size = 0;
+    int64_t prev_end = 0;
+    for (int32_t y = b[1]; y < b[3]; y++) {
+        const uint8_t *was = s->committed + (int64_t)y * s->width, *now = s->labels + (int64_t)y * s->width;
+        for (int32_t x = b[0]; x < b[2];) {
+            if (was[x] == now[x]) {
+                x++;
+                continue;
+            }
+            int32_t x1 = x + 1;
+            while (x1 < b[2] && was[x1] == was[x] && now[x1] == now[x])
+                x1++;
+            int64_t at = (int64_t)y * s->width + x;
+            size += varint_size((uint64_t)(at - prev_end)) + varint_size((uint64_t)(x1 - x)) + 1;
+            if (out) {
+                out = varint_put(out, (uint64_t)(at - prev_end));
+                out = varint_put(out, (uint64_t)(x1 - x));
+                *out++ = (uint8_t)(was[x] << 4 | now[x]);
+            }
+            prev_end = at + (x1 - x);
+            x = x1;
+        }
+    }
+    return size;
+}
+
+int seg_session_commit(seg_session *s)
+{
+    int32_t *b = s->step;
+    if (b[0] >= b[2])
+        return SEG_OK;
+    int rc = SEG_OK;
+    size_t size = encode_step(s, NULL);
+    if (size) {
+        /* a new step ends the redo branch */
+        history_drop(s, s->pos, s->nsteps);
+        s->nsteps = s->pos;
+        if (STEP_COST(size) > s->hist_limit) {
+            /* larger than the whole allowance: not undoable, and the older
+             * steps cannot be replayed across it */
+            history_drop(s, s->head, s->nsteps);
+            s->head = s->pos = s->nsteps = 0;
+        } else {
+            s->hist_bytes += STEP_COST(size); /* charged first so the trim makes room */
+            history_trim(s);
+            s->hist_bytes -= STEP_COST(size);
+            hist_step st = {malloc(size), size, {b[0], b[1], b[2], b[3]}};
+            if (st.data && s->nsteps == s->cap) {
+                int64_t cap = s->cap ? 2 * s->cap : 64;
+                hist_step *more = realloc(s->steps, sizeof(hist_step) * (size_t)cap);
+                if (more)
+                    s->steps = more, s->cap = cap;
+            }
+            if (!st.data || s->nsteps == s->cap) {
+                free(st.data);
+                history_drop(s, s->head, s->nsteps);
+                s->head = s->pos = s->nsteps = 0;
+                rc = SEG_ERR_NOMEM;
+            } else {
+                encode_step(s, st.data);
+                s->steps[s->nsteps++] = st;
+                s->pos = s->nsteps;
+                s->hist_bytes += STEP_COST(size);
+            }
+        }
+    }
+    for (int32_t y = b[1]; y < b[3]; y++)
+        memcpy(s->committed + (int64_t)y * s->width + b[0], s->labels + (int64_t)y * s->width + b[0],
+               (size_t)(b[2] - b[0]));
+    b[0] = b[2] = 0;
+    return rc;
+}
+
+/* Replays step k's before (undo) or after labels. */
+static void apply_step(seg_session *s, const hist_step *st, int after)
+{
+    const uint8_t *p = st->data, *end = st->data + st->size;
+    int64_t at = 0;
+    while (p < end) {
+        int64_t skip, len;
+        p = varint_get(p, &skip);
+        p = varint_get(p, &len);
+        uint8_t l = after ? (*p & 15) : (uint8_t)(*p >> 4);
+        p++;
+        at += skip;
+        for (int64_t i = at; i < at + len; i++) {
+            set_label(s, i, l);
+            s->committed[i] = l;
+        }
+        at += len;
+    }
+    mark_dirty(s, st->box[0], st->box[1], st->box[2], st->box[3]);
+}
+
+int seg_session_undo(seg_session *s)
+{
+    int rc = seg_session_commit(s); /* edits not yet committed are the step undone */
+    if (rc)
+        return rc;
+    if (s->pos <= s->head)
+        return 0;
+    s->pos--;
+    apply_step(s, &s->steps[s->pos], 0);
+    return 1;
+}
+
+int seg_session_redo(seg_session *s)
+{
+    int rc = seg_session_commit(s); /* an edit since the undo ends the redo branch */
+    if (rc)
+        return rc;
+    if (s->pos >= s->nsteps)
+        return 0;
+    apply_step(s, &s->steps[s->pos], 1);
+    s->pos++;
+    return 1;
+}
+
+int seg_session_can_undo(const seg_session *s) { return s->pos > s->head || s->step[0] < s->step[2]; }
+
+int seg_session_can_redo(const seg_session *s) { return s->pos < s->nsteps && s->step[0] >= s->step[2]; }
+
+void seg_session_set_history_limit(seg_session *s, size_t bytes)
+{
+    s->hist_limit = bytes;
+    history_trim(s);
+}
+
+size_t seg_session_history_bytes(const seg_session *s) { return s->hist_bytes; }
 
 void seg_session_set_refit(seg_session *s, int refit) { s->opt.refit = refit != 0; }
 
