@@ -59,41 +59,71 @@ static char *beside(const char *path, const char *suffix)
     return out;
 }
 
-/* Binds and listens; a clear message when the port is taken. */
-static int listen_on(const char *host, int port, int *actual, char *msg, size_t size)
+/* A numeric listening address, IPv4 or IPv6 (names are not resolved: the
+ * address the page is served on must be the one the user typed). */
+typedef struct listen_addr {
+    struct sockaddr_storage sa;
+    socklen_t len;
+    int loopback; /* 127.0.0.0/8 or ::1: only this machine can connect */
+} listen_addr;
+
+static int parse_host(const char *host, listen_addr *a, char *msg, size_t size)
 {
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
-        snprintf(msg, size, "--host %s: not an IPv4 address", host);
-        return -1;
+    memset(a, 0, sizeof *a);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&a->sa;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&a->sa;
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        a->len = sizeof *v4;
+        a->loopback = (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+        return 0;
     }
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        a->len = sizeof *v6;
+        a->loopback = IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
+        return 0;
+    }
+    snprintf(msg, size, "--host %s: not an IP address (IPv4 such as 127.0.0.1, or IPv6 such as ::1)", host);
+    return -1;
+}
+
+/* Binds and listens; a clear message when the port is taken. */
+static int listen_on(const char *host, listen_addr *a, int port, int *actual, char *msg, size_t size)
+{
+    int family = a->sa.ss_family;
+    if (family == AF_INET)
+        ((struct sockaddr_in *)&a->sa)->sin_port = htons((uint16_t)port);
+    else
+        ((struct sockaddr_in6 *)&a->sa)->sin6_port = htons((uint16_t)port);
+    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        snprintf(msg, size, "cannot create a socket: %s", strerror(errno));
+        snprintf(msg, size, "cannot create %s socket: %s", family == AF_INET6 ? "an IPv6" : "a", strerror(errno));
         return -1;
     }
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+    if (family == AF_INET6) /* exactly the address given, not IPv4 too */
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (bind(fd, (struct sockaddr *)&a->sa, a->len) != 0) {
         int e = errno;
         close(fd);
         if (e == EADDRINUSE)
             snprintf(msg, size, "port %d on %s is already in use (another flowcut ui?); choose another with --port N",
                      port, host);
         else
-            snprintf(msg, size, "cannot listen on %s:%d: %s", host, port, strerror(e));
+            snprintf(msg, size, "cannot listen on %s port %d%s: %s", host, port,
+                     family == AF_INET6 && e == EADDRNOTAVAIL ? " (IPv6 unavailable here?)" : "", strerror(e));
         return -1;
     }
-    socklen_t len = sizeof a;
-    if (listen(fd, 64) != 0 || getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
-        snprintf(msg, size, "cannot listen on %s:%d: %s", host, port, strerror(errno));
+    socklen_t len = a->len;
+    if (listen(fd, 128) != 0 || getsockname(fd, (struct sockaddr *)&a->sa, &len) != 0) {
+        snprintf(msg, size, "cannot listen on %s port %d: %s", host, port, strerror(errno));
         close(fd);
         return -1;
     }
-    *actual = ntohs(a.sin_port);
+    *actual = ntohs(family == AF_INET ? ((struct sockaddr_in *)&a->sa)->sin_port
+                                      : ((struct sockaddr_in6 *)&a->sa)->sin6_port);
     return fd;
 }
 #endif
@@ -153,12 +183,18 @@ int cmd_ui(int argc, char **argv)
 #else
     const char *image = argv[optind];
     int status = EXIT_FAIL;
+    char msg[1024];
+    listen_addr addr;
+    if (parse_host(host, &addr, msg, sizeof msg)) { /* before any other output */
+        DISPLAYLEVEL(1, "flowcut ui: %s\n", msg);
+        return EXIT_USAGE;
+    }
     img_image photo = {0}, seed_img = {0};
     img_error ie = {0};
     uint8_t *labels = NULL;
     seg_session *session = NULL;
     ui_server *server = NULL;
-    char *mask_path = NULL, *cutout_path = NULL, *seeds_path = NULL, msg[1024];
+    char *mask_path = NULL, *cutout_path = NULL, *seeds_path = NULL;
     int fd = -1;
     if (img_load_rgb(image, o.max_pixels, &photo, &ie)) {
         img_error_format(&ie, msg, sizeof msg);
@@ -195,12 +231,12 @@ int cmd_ui(int argc, char **argv)
         DISPLAYLEVEL(1, "flowcut: %s: %s\n", image, serr.message);
         goto done;
     }
-    if (strcmp(host, "127.0.0.1") != 0)
+    if (!addr.loopback)
         DISPLAYLEVEL(1, "flowcut ui: warning: listening on %s, not only this machine's loopback: anyone who "
                         "learns the URL can drive the session\n",
                      host);
     int actual = 0;
-    if ((fd = listen_on(host, port, &actual, msg, sizeof msg)) < 0) {
+    if ((fd = listen_on(host, &addr, port, &actual, msg, sizeof msg)) < 0) {
         DISPLAYLEVEL(1, "flowcut ui: %s\n", msg);
         goto done;
     }
@@ -219,14 +255,23 @@ int cmd_ui(int argc, char **argv)
     sigaddset(&sigs, SIGTERM);
     sigaddset(&sigs, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-    ui_config cfg = {session, token, mask_path, cutout_path, seeds_path, (size_t)1 << 20, quiet};
+    /* bodies: a stroke of 4,096 points is about 100 kB. One address may
+     * hold 64 connections when the page is exposed (a browser opens 6), so
+     * one remote machine cannot take them all; on loopback every client
+     * shares 127.0.0.1 and only the total limit applies. */
+    ui_config cfg = {session, token, mask_path, cutout_path, seeds_path, (size_t)1 << 20,
+                     addr.loopback ? 0u : 64u, quiet};
     if (ui_server_start(&cfg, fd, &server, msg, sizeof msg)) {
         DISPLAYLEVEL(1, "flowcut ui: %s\n", msg);
         goto done;
     }
     fd = -1; /* the server owns it now */
-    printf("flowcut ui: open http://%s:%d/?token=%s\n", strcmp(host, "0.0.0.0") ? host : "127.0.0.1", actual,
-           token);
+    {
+        /* the URL: a wildcard address is reached through loopback; IPv6 in brackets */
+        int v6 = addr.sa.ss_family == AF_INET6;
+        const char *shown = !strcmp(host, "0.0.0.0") ? "127.0.0.1" : v6 && !strcmp(host, "::") ? "::1" : host;
+        printf("flowcut ui: open http://%s%s%s:%d/?token=%s\n", v6 ? "[" : "", shown, v6 ? "]" : "", actual, token);
+    }
     printf("flowcut ui: Save writes %s; Ctrl-C stops\n", mask_path);
     fflush(stdout);
     int sig = 0;

@@ -11,7 +11,15 @@
  *   POST /api/undo, /api/redo, /api/lambda "VALUE", /api/save "mask [cutout] [seeds]"
  *                      (save refines first)
  * Every request carries the token (query ?token= or header X-Flowcut-Token);
- * anything else is refused with a 4xx and the server keeps running. */
+ * anything else is refused with a 4xx and the server keeps running.
+ *
+ * One thread serves every request in order, so no request may hold it long
+ * or grow the process without bound: a stroke's work is capped before it
+ * is painted, the undo history is bounded in bytes (the session's limit),
+ * a request without the token or with too large a body is refused as soon
+ * as its headers arrive, and idle or slow connections are closed after a
+ * timeout. ui_app_* is the server without HTTP (what the fuzzer drives);
+ * the libmicrohttpd callbacks at the end only carry requests to it. */
 #define _POSIX_C_SOURCE 200809L
 #include "ui_server.h"
 
@@ -20,62 +28,78 @@
 #include "ui_mhd.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
 
 extern const unsigned char ui_page_html[];
 extern const size_t ui_page_html_size;
 
-/* One undoable edit: the labels of a rectangle before and after. */
-typedef struct edit {
-    int32_t x, y, w, h;
-    uint8_t *before, *after;
-} edit;
+/* One stroke request: at most this many points, radius at most this. */
+#define STROKE_MAX_POINTS 4096
+#define STROKE_MAX_RADIUS 1000
+/* Painting costs about one span computation per (segment, row it crosses);
+ * 2^24 of them take about 0.2 s on the development VM. Beyond that a
+ * stroke is refused (413) before anything is painted: the page never sends
+ * one (its brush is at most 80 pixels), and a client that does would hold
+ * every other request up. */
+#define STROKE_MAX_SPANS ((int64_t)1 << 24)
+/* Idle connections are closed after this many seconds; a request whose
+ * body has not arrived within BODY_DEADLINE seconds is answered 408. */
+#define IDLE_TIMEOUT 10
+#define BODY_DEADLINE 30
 
-#define MAX_HISTORY 200
-
-struct ui_server {
+struct ui_app {
     ui_config cfg;
-    struct MHD_Daemon *daemon;
     uint8_t *photo_png;
     size_t photo_png_size;
-    edit history[MAX_HISTORY];
-    int nhist, pos;          /* edits 0..pos-1 applied; pos..nhist-1 redoable */
     int64_t version;         /* bumps at every cut */
     seg_cut_stats last;
     int have_cut;
     char message[512];       /* why there is no mask, or the last error */
 };
 
-typedef struct request {
-    char *body;
-    size_t size;
-    int too_large;
-} request;
-
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, const void *data,
-                             size_t size, int copy)
+/* a reply pointing at constant or app-owned bytes */
+static void set_reply(ui_reply *r, unsigned status, const char *type, const void *data, size_t size)
 {
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(size, (void *)data, copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_MUST_FREE);
-    if (!r)
-        return MHD_NO;
-    MHD_add_response_header(r, "Content-Type", type);
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    MHD_add_response_header(r, "Content-Security-Policy",
-                            "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                            "img-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'");
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return ret;
+    r->status = status;
+    r->type = type;
+    r->data = data;
+    r->size = size;
+    r->owned = NULL;
 }
 
-static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const char *msg)
+/* a reply that owns malloc'ed bytes */
+static void own_reply(ui_reply *r, unsigned status, const char *type, void *data, size_t size)
 {
-    return reply(c, status, "text/plain; charset=utf-8", msg, strlen(msg), 1);
+    set_reply(r, status, type, data, size);
+    r->owned = data;
+}
+
+static void text(ui_reply *r, unsigned status, const char *msg)
+{
+    set_reply(r, status, "text/plain; charset=utf-8", msg, strlen(msg));
+}
+
+/* text that must outlive the caller's buffer */
+static void text_copy(ui_reply *r, unsigned status, const char *msg)
+{
+    char *m = strdup(msg);
+    if (!m)
+        text(r, 500, "out of memory");
+    else
+        own_reply(r, status, "text/plain; charset=utf-8", m, strlen(m));
+}
+
+void ui_reply_free(ui_reply *r)
+{
+    free(r->owned);
+    memset(r, 0, sizeof *r);
 }
 
 static void json_escape(char *dst, size_t size, const char *src)
@@ -95,7 +119,7 @@ static void json_escape(char *dst, size_t size, const char *src)
     dst[k] = 0;
 }
 
-static enum MHD_Result state_json(ui_server *s, struct MHD_Connection *c)
+static void state_json(ui_app *s, ui_reply *r)
 {
     char msg[1100], buf[2048];
     json_escape(msg, sizeof msg, s->message);
@@ -106,18 +130,23 @@ static enum MHD_Result state_json(ui_server *s, struct MHD_Connection *c)
              "\"warm\": %s, \"engine\": \"%s\", \"seconds\": %.6f, \"solve_seconds\": %.6f, "
              "\"changed_pixels\": %lld, \"refine\": %s}",
              seg_session_width(s->cfg.session), seg_session_height(s->cfg.session),
-             seg_session_lambda(s->cfg.session), (long long)s->version, s->pos > 0 ? "true" : "false",
-             s->pos < s->nhist ? "true" : "false", s->have_cut ? "true" : "false", msg,
+             seg_session_lambda(s->cfg.session), (long long)s->version,
+             seg_session_can_undo(s->cfg.session) ? "true" : "false",
+             seg_session_can_redo(s->cfg.session) ? "true" : "false", s->have_cut ? "true" : "false", msg,
              (long long)st->foreground, (long long)st->flow, st->warm ? "true" : "false",
              st->engine == MF_ENGINE_GPU ? "gpu" : "cpu", st->total_seconds, st->solve_seconds,
              (long long)st->changed_pixels, seg_session_models_stale(s->cfg.session) ? "true" : "false");
-    return reply(c, MHD_HTTP_OK, "application/json", buf, strlen(buf), 1);
+    char *out = strdup(buf);
+    if (!out)
+        text(r, 500, "out of memory");
+    else
+        own_reply(r, 200, "application/json", out, strlen(out));
 }
 
 /* Re-cuts; a missing seed is a state (message), not an error. Without
  * refit the models stay and only the edited pixels change: the quick
  * answer to a stroke, refined by the page's next request. */
-static void recut_with(ui_server *s, int refit)
+static void recut_with(ui_app *s, int refit)
 {
     seg_error err = {0};
     seg_session_set_refit(s->cfg.session, refit);
@@ -138,37 +167,19 @@ static void recut_with(ui_server *s, int refit)
     }
 }
 
-static void recut(ui_server *s) { recut_with(s, 1); }
+static void recut(ui_app *s) { recut_with(s, 1); }
 
-static void quick_recut(ui_server *s) { recut_with(s, 0); }
+static void quick_recut(ui_app *s) { recut_with(s, 0); }
 
-static void edit_free(edit *e)
+/* Parses "LABEL RADIUS X0 Y0 [X1 Y1 ...]" strictly, checks what painting
+ * it would cost, paints it as one undo step. Returns NULL or what is wrong
+ * (*status 400, or 413 for a stroke over the work limit). */
+static const char *stroke(ui_app *s, char *body, unsigned *status)
 {
-    free(e->before);
-    free(e->after);
-    memset(e, 0, sizeof *e);
-}
-
-/* Copies the labels of a rectangle. */
-static uint8_t *grab(seg_session *ss, int32_t x, int32_t y, int32_t w, int32_t h)
-{
-    uint8_t *p = malloc((size_t)w * h + 1);
-    if (!p)
-        return NULL;
-    const uint8_t *l = seg_session_labels(ss);
-    int32_t W = seg_session_width(ss);
-    for (int32_t r = 0; r < h; r++)
-        memcpy(p + (int64_t)r * w, l + (int64_t)(y + r) * W + x, (size_t)w);
-    return p;
-}
-
-/* Parses "LABEL RADIUS X0 Y0 [X1 Y1 ...]" strictly; paints it and records
- * the edit. Returns NULL or what is wrong. */
-static const char *stroke(ui_server *s, char *body)
-{
-    double v[2 + 2 * 4096];
+    double v[2 + 2 * STROKE_MAX_POINTS];
     int n = 0;
     char *p = body, *end;
+    *status = 400;
     while (*p) {
         while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
             p++;
@@ -187,65 +198,51 @@ static const char *stroke(ui_server *s, char *body)
         return "stroke: expected 'LABEL RADIUS X0 Y0 [X1 Y1 ...]'";
     if (v[0] != 0 && v[0] != 1 && v[0] != 2)
         return "stroke: label must be 0 (erase), 1 (foreground) or 2 (background)";
-    if (!(v[1] >= 0 && v[1] <= 1000))
+    if (!(v[1] >= 0 && v[1] <= STROKE_MAX_RADIUS))
         return "stroke: radius must be in 0..1000";
     seg_session *ss = s->cfg.session;
-    int32_t W = seg_session_width(ss), H = seg_session_height(ss);
-    double r = v[1] < 0.5 ? 0.5 : v[1], minx = v[2], maxx = v[2], miny = v[3], maxy = v[3];
-    for (int i = 2; i < n; i += 2) {
-        if (fabs(v[i]) > 1e7 || fabs(v[i + 1]) > 1e7)
+    int32_t H = seg_session_height(ss);
+    int32_t npts = (n - 2) / 2;
+    const double *xy = v + 2;
+    double r = v[1] < 0.5 ? 0.5 : v[1];
+    int64_t spans = 0;
+    for (int32_t i = 0; i < npts; i++) {
+        if (fabs(xy[2 * i]) > 1e7 || fabs(xy[2 * i + 1]) > 1e7)
             return "stroke: coordinates out of range";
-        minx = fmin(minx, v[i]), maxx = fmax(maxx, v[i]);
-        miny = fmin(miny, v[i + 1]), maxy = fmax(maxy, v[i + 1]);
+        const double *q = i + 1 < npts ? xy + 2 * i + 2 : xy + 2 * i;
+        if (i + 1 == npts && npts > 1)
+            break;
+        /* the rows this segment's capsule crosses, clipped to the photo */
+        double y0 = fmax(0, floor(fmin(xy[2 * i + 1], q[1]) - r)), y1 = fmin(H - 1, ceil(fmax(xy[2 * i + 1], q[1]) + r));
+        if (y1 >= y0)
+            spans += (int64_t)(y1 - y0) + 1;
     }
-    int32_t x0 = (int32_t)fmax(0, floor(minx - r)), y0 = (int32_t)fmax(0, floor(miny - r));
-    int32_t x1 = (int32_t)fmin(W - 1, ceil(maxx + r)), y1 = (int32_t)fmin(H - 1, ceil(maxy + r));
-    edit e = {0};
-    if (x0 <= x1 && y0 <= y1) {
-        e.x = x0, e.y = y0, e.w = x1 - x0 + 1, e.h = y1 - y0 + 1;
-        if (!(e.before = grab(ss, e.x, e.y, e.w, e.h)))
-            return "out of memory";
+    if (spans > STROKE_MAX_SPANS) {
+        *status = 413;
+        return "stroke: too much to paint in one request (segments x rows crossed above 16777216): "
+               "split it or use a smaller brush";
     }
-    for (int i = 2; i < n; i += 2) {
-        int j = i + 2 < n ? i + 2 : i;
-        if (seg_session_paint_line(ss, (uint8_t)v[0], v[i], v[i + 1], v[j], v[j + 1], v[1]) != SEG_OK) {
-            edit_free(&e);
-            return "stroke: cannot paint";
-        }
-    }
-    if (e.before) {
-        if (!(e.after = grab(ss, e.x, e.y, e.w, e.h))) {
-            edit_free(&e);
-            return "out of memory";
-        }
-        for (int k = s->pos; k < s->nhist; k++) /* a new edit drops the redo branch */
-            edit_free(&s->history[k]);
-        s->nhist = s->pos;
-        if (s->nhist == MAX_HISTORY) {
-            edit_free(&s->history[0]);
-            memmove(s->history, s->history + 1, sizeof(edit) * (MAX_HISTORY - 1));
-            s->nhist--;
-        }
-        s->history[s->nhist++] = e;
-        s->pos = s->nhist;
-    }
+    int rc = seg_session_paint_stroke(ss, (uint8_t)v[0], xy, npts, v[1]);
+    if (rc == SEG_OK)
+        rc = seg_session_commit(ss); /* one request, one undo step */
+    if (rc != SEG_OK && rc != SEG_ERR_NOMEM)
+        return "stroke: cannot paint";
+    /* out of memory for the undo step: the stroke stands, without undo */
     quick_recut(s);
     return NULL;
 }
 
-static const char *undo_redo(ui_server *s, int redo)
+static const char *undo_redo(ui_app *s, int redo)
 {
-    if (redo ? s->pos >= s->nhist : s->pos <= 0)
-        return NULL; /* nothing to do: the state answers */
-    edit *e = &s->history[redo ? s->pos : s->pos - 1];
-    if (seg_session_set_labels(s->cfg.session, e->x, e->y, e->w, e->h, redo ? e->after : e->before, e->w))
+    int rc = redo ? seg_session_redo(s->cfg.session) : seg_session_undo(s->cfg.session);
+    if (rc < 0)
         return "cannot restore the seeds";
-    s->pos += redo ? 1 : -1;
-    quick_recut(s);
-    return NULL;
+    if (rc > 0)
+        quick_recut(s);
+    return NULL; /* nothing to do: the state answers */
 }
 
-static const char *lambda(ui_server *s, const char *body)
+static const char *lambda(ui_app *s, const char *body)
 {
     char *end;
     errno = 0;
@@ -260,14 +257,15 @@ static const char *lambda(ui_server *s, const char *body)
 
 /* "mask [cutout] [seeds]": writes each to its path atomically; answers the
  * paths as JSON. */
-static enum MHD_Result save(ui_server *s, struct MHD_Connection *c, char *body)
+static void save(ui_app *s, char *body, ui_reply *r)
 {
     char out[4096] = "{\"saved\": [";
     if (seg_session_models_stale(s->cfg.session))
         recut(s); /* what is saved is what `flowcut segment` gives */
     size_t k = strlen(out);
     int count = 0;
-    for (char *tok = strtok(body, " \n\r\t"); tok; tok = strtok(NULL, " \n\r\t")) {
+    char *save_ptr = NULL;
+    for (char *tok = strtok_r(body, " \n\r\t", &save_ptr); tok; tok = strtok_r(NULL, " \n\r\t", &save_ptr)) {
         seg_save_kind kind;
         const char *path;
         if (!strcmp(tok, "mask"))
@@ -277,12 +275,12 @@ static enum MHD_Result save(ui_server *s, struct MHD_Connection *c, char *body)
         else if (!strcmp(tok, "seeds"))
             kind = SEG_SAVE_SEEDS, path = s->cfg.seeds_path;
         else
-            return text(c, MHD_HTTP_BAD_REQUEST, "save: expected 'mask', 'cutout' or 'seeds'");
+            return text(r, 400, "save: expected 'mask', 'cutout' or 'seeds'");
         if (kind != SEG_SAVE_SEEDS && !s->have_cut)
-            return text(c, MHD_HTTP_CONFLICT, "save: no mask yet: paint a foreground and a background stroke");
+            return text(r, 409, "save: no mask yet: paint a foreground and a background stroke");
         seg_error err = {0};
         if (seg_session_save(s->cfg.session, kind, path, 1, &err))
-            return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, err.message);
+            return text_copy(r, 500, err.message);
         char esc[2100];
         json_escape(esc, sizeof esc, path);
         k += (size_t)snprintf(out + k, sizeof out - k, "%s\"%s\"", count++ ? ", " : "", esc);
@@ -292,20 +290,21 @@ static enum MHD_Result save(ui_server *s, struct MHD_Connection *c, char *body)
             fprintf(stderr, "flowcut ui: saved %s\n", path);
     }
     if (!count)
-        return text(c, MHD_HTTP_BAD_REQUEST, "save: nothing named");
+        return text(r, 400, "save: nothing named");
     snprintf(out + k, sizeof out - k, "]}");
-    return reply(c, MHD_HTTP_OK, "application/json", out, strlen(out), 1);
+    text_copy(r, 200, out);
+    r->type = "application/json";
 }
 
-static enum MHD_Result mask_bits(ui_server *s, struct MHD_Connection *c)
+static void mask_bits(ui_app *s, ui_reply *r)
 {
     if (!s->have_cut)
-        return reply(c, MHD_HTTP_OK, "application/octet-stream", "", 0, 1);
+        return set_reply(r, 200, "application/octet-stream", "", 0);
     int64_t npx = (int64_t)seg_session_width(s->cfg.session) * seg_session_height(s->cfg.session);
     size_t size = (size_t)((npx + 7) / 8);
     uint8_t *bits = calloc(size, 1);
     if (!bits)
-        return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+        return text(r, 500, "out of memory");
     const uint8_t *m = seg_session_mask(s->cfg.session);
     /* eight pixels a byte (the mask holds 0 or 255) */
     int64_t full = npx / 8;
@@ -316,7 +315,7 @@ static enum MHD_Result mask_bits(ui_server *s, struct MHD_Connection *c)
     }
     for (int64_t i = 8 * full; i < npx; i++)
         bits[i >> 3] |= (uint8_t)((m[i] != 0) << (i & 7));
-    return reply(c, MHD_HTTP_OK, "application/octet-stream", bits, size, 0);
+    own_reply(r, 200, "application/octet-stream", bits, size);
 }
 
 /* Constant-time comparison: the token must not leak through timing. */
@@ -331,45 +330,35 @@ static int token_ok(const char *given, const char *want)
     return diff == 0;
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                              const char *version, const char *upload, size_t *upload_size, void **con_cls)
+int ui_app_precheck(ui_app *s, const char *token, const char *content_length, ui_reply *r)
 {
-    (void)version;
-    ui_server *s = cls;
-    request *rq = *con_cls;
-    if (!rq) { /* first call: headers only */
-        rq = calloc(1, sizeof *rq);
-        if (!rq)
-            return MHD_NO;
-        *con_cls = rq;
-        return MHD_YES;
+    if (!token_ok(token, s->cfg.token)) {
+        text(r, 403, "forbidden: this page needs the token of the URL flowcut ui printed");
+        return 1;
     }
-    if (*upload_size) { /* body chunks */
-        if (rq->too_large || rq->size + *upload_size > s->cfg.max_body) {
-            rq->too_large = 1;
-        } else {
-            char *b = realloc(rq->body, rq->size + *upload_size + 1);
-            if (!b)
-                return MHD_NO;
-            memcpy(b + rq->size, upload, *upload_size);
-            rq->body = b;
-            rq->size += *upload_size;
-            rq->body[rq->size] = 0;
+    if (content_length) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(content_length, &end, 10);
+        if (end == content_length || errno || n > s->cfg.max_body) {
+            text(r, 413, "request body too large");
+            return 1;
         }
-        *upload_size = 0;
-        return MHD_YES;
     }
-    const char *tok = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Flowcut-Token");
-    if (!tok)
-        tok = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
-    if (!token_ok(tok, s->cfg.token))
-        return text(c, MHD_HTTP_FORBIDDEN, "forbidden: this page needs the token of the URL flowcut ui printed");
-    if (rq->too_large)
-        return text(c, MHD_HTTP_CONTENT_TOO_LARGE, "request body too large");
+    return 0;
+}
+
+void ui_app_handle(ui_app *s, const char *method, const char *url, const char *token, const char *body,
+                   size_t body_size, ui_reply *r)
+{
+    memset(r, 0, sizeof *r);
+    if (ui_app_precheck(s, token, NULL, r))
+        return;
+    if (body_size > s->cfg.max_body)
+        return text(r, 413, "request body too large");
     int get = !strcmp(method, "GET") || !strcmp(method, "HEAD"), post = !strcmp(method, "POST");
-    const char *body = rq->body ? rq->body : "";
-    if (rq->body && strlen(rq->body) != rq->size)
-        return text(c, MHD_HTTP_BAD_REQUEST, "request body contains a NUL byte");
+    if (body && memchr(body, 0, body_size))
+        return text(r, 400, "request body contains a NUL byte");
     static const char *gets[] = {"/", "/index.html", "/photo.png", "/api/state", "/api/mask", "/api/seeds"};
     static const char *posts[] = {"/api/stroke", "/api/undo", "/api/redo", "/api/lambda", "/api/save", "/api/refine"};
     int is_get = -1, is_post = -1;
@@ -380,32 +369,35 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (!strcmp(url, posts[i]))
             is_post = i;
     if (is_get < 0 && is_post < 0)
-        return text(c, MHD_HTTP_NOT_FOUND, "not found");
+        return text(r, 404, "not found");
     if ((is_get >= 0 && !get) || (is_post >= 0 && !post))
-        return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed");
-    const char *bad = NULL;
+        return text(r, 405, "method not allowed");
     switch (is_get) {
     case 0:
-    case 1: return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", ui_page_html, ui_page_html_size, 1);
-    case 2: return reply(c, MHD_HTTP_OK, "image/png", s->photo_png, s->photo_png_size, 1);
-    case 3: return state_json(s, c);
-    case 4: return mask_bits(s, c);
+    case 1: return set_reply(r, 200, "text/html; charset=utf-8", ui_page_html, ui_page_html_size);
+    case 2: return set_reply(r, 200, "image/png", s->photo_png, s->photo_png_size);
+    case 3: return state_json(s, r);
+    case 4: return mask_bits(s, r);
     case 5: {
         int64_t npx = (int64_t)seg_session_width(s->cfg.session) * seg_session_height(s->cfg.session);
-        return reply(c, MHD_HTTP_OK, "application/octet-stream", seg_session_labels(s->cfg.session), (size_t)npx, 1);
+        return set_reply(r, 200, "application/octet-stream", seg_session_labels(s->cfg.session), (size_t)npx);
     }
     default: break;
     }
-    char *copy = strdup(body);
+    char *copy = malloc(body_size + 1); /* the parsers want a string */
     if (!copy)
-        return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-    enum MHD_Result ret;
+        return text(r, 500, "out of memory");
+    if (body_size)
+        memcpy(copy, body, body_size);
+    copy[body_size] = 0;
+    const char *bad = NULL;
+    unsigned status = 400;
     switch (is_post) {
-    case 0: bad = stroke(s, copy); break;
+    case 0: bad = stroke(s, copy, &status); break;
     case 1: bad = undo_redo(s, 0); break;
     case 2: bad = undo_redo(s, 1); break;
     case 3: bad = lambda(s, copy); break;
-    case 4: ret = save(s, c, copy); free(copy); return ret;
+    case 4: save(s, copy, r); free(copy); return;
     case 5:
         if (seg_session_models_stale(s->cfg.session))
             recut(s);
@@ -413,36 +405,19 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     }
     free(copy);
     if (bad)
-        return text(c, MHD_HTTP_BAD_REQUEST, bad);
-    return state_json(s, c);
+        return text(r, status, bad);
+    state_json(s, r);
 }
 
-static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
-{
-    (void)cls, (void)c, (void)toe;
-    request *rq = *con_cls;
-    if (rq) {
-        free(rq->body);
-        free(rq);
-    }
-    *con_cls = NULL;
-}
-
-static void ignore_log(void *cls, const char *fmt, va_list ap) { (void)cls, (void)fmt, (void)ap; }
-
-int ui_server_start(const ui_config *cfg, int listen_fd, ui_server **out, char *msg, size_t msg_size)
+int ui_app_open(const ui_config *cfg, ui_app **out, char *msg, size_t msg_size)
 {
     *out = NULL;
-    ui_server *s = calloc(1, sizeof *s);
+    ui_app *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(msg, msg_size, "out of memory");
         return -1;
     }
     s->cfg = *cfg;
-    if (ui_mhd_load(msg, msg_size)) {
-        free(s);
-        return -1;
-    }
     /* the photo as PNG once: the page draws it and the mask over it */
     img_image ph = {seg_session_width(cfg->session), seg_session_height(cfg->session), 3,
                     (uint8_t *)seg_session_rgb(cfg->session)};
@@ -462,18 +437,162 @@ int ui_server_start(const ui_config *cfg, int listen_fd, ui_server **out, char *
     s->photo_png = (uint8_t *)buf;
     s->photo_png_size = len;
     recut(s); /* starting seeds: the first cut before the page asks (or the message why not) */
-    s->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle, s,
-                                 MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_CONNECTION_LIMIT, 64,
-                                 MHD_OPTION_CONNECTION_TIMEOUT, 60, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                                 (size_t)64 * 1024, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-                                 MHD_OPTION_EXTERNAL_LOGGER, ignore_log, NULL, MHD_OPTION_END);
-    if (!s->daemon) {
-        free(s->photo_png);
-        free(s);
+    *out = s;
+    return 0;
+}
+
+void ui_app_close(ui_app *s)
+{
+    if (!s)
+        return;
+    free(s->photo_png);
+    free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* libmicrohttpd */
+
+struct ui_server {
+    ui_app *app;
+    struct MHD_Daemon *daemon;
+};
+
+typedef struct request {
+    char *body;
+    size_t size;
+    double start;
+} request;
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, ui_reply *rp)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(rp->size, (void *)rp->data, MHD_RESPMEM_MUST_COPY);
+    unsigned status = rp->status;
+    const char *type = rp->type ? rp->type : "text/plain; charset=utf-8";
+    ui_reply_free(rp);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", type);
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Content-Security-Policy",
+                            "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                            "img-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'");
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static const char *request_token(struct MHD_Connection *c)
+{
+    const char *tok = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Flowcut-Token");
+    return tok ? tok : MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                              const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    ui_server *srv = cls;
+    ui_app *s = srv->app;
+    request *rq = *con_cls;
+    ui_reply r = {0};
+    if (!rq) {
+        /* the headers are in: a request without the token, or announcing
+         * too large a body, is answered now, before its body is read */
+        if (ui_app_precheck(s, request_token(c),
+                            MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length"), &r))
+            return send_reply(c, &r);
+        rq = calloc(1, sizeof *rq);
+        if (!rq)
+            return MHD_NO;
+        rq->start = mono_now();
+        *con_cls = rq;
+        return MHD_YES;
+    }
+    if (*upload_size) { /* body chunks (a chunked body has no length to check first) */
+        if (rq->size + *upload_size > s->cfg.max_body) {
+            *upload_size = 0;
+            text(&r, 413, "request body too large");
+            return send_reply(c, &r);
+        }
+        if (mono_now() - rq->start > BODY_DEADLINE) {
+            *upload_size = 0;
+            text(&r, 408, "request body too slow");
+            return send_reply(c, &r);
+        }
+        char *b = realloc(rq->body, rq->size + *upload_size + 1);
+        if (!b)
+            return MHD_NO;
+        memcpy(b + rq->size, upload, *upload_size);
+        rq->body = b;
+        rq->size += *upload_size;
+        rq->body[rq->size] = 0;
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    ui_app_handle(s, method, url, request_token(c), rq->body, rq->size, &r);
+    return send_reply(c, &r);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)c, (void)toe;
+    request *rq = *con_cls;
+    if (rq) {
+        free(rq->body);
+        free(rq);
+    }
+    *con_cls = NULL;
+}
+
+static void ignore_log(void *cls, const char *fmt, va_list ap) { (void)cls, (void)fmt, (void)ap; }
+
+int ui_server_start(const ui_config *cfg, int listen_fd, ui_server **out, char *msg, size_t msg_size)
+{
+    *out = NULL;
+    ui_server *srv = calloc(1, sizeof *srv);
+    if (!srv) {
+        snprintf(msg, msg_size, "out of memory");
+        return -1;
+    }
+    if (ui_mhd_load(msg, msg_size) || ui_app_open(cfg, &srv->app, msg, msg_size)) {
+        free(srv);
+        return -1;
+    }
+    /* Connections: an idle one costs a descriptor and a little memory, so
+     * allow many (epoll has no FD_SETSIZE cap) and let the idle timeout
+     * reclaim them: a few dozen idle connections from another local user
+     * must not lock the page out. Keep descriptors for the process. */
+    unsigned limit = 1000;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < limit + 64)
+        limit = rl.rlim_cur > 96 ? (unsigned)rl.rlim_cur - 64 : 32;
+    struct sockaddr_storage sa;
+    socklen_t sl = sizeof sa;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_EPOLL;
+    if (getsockname(listen_fd, (struct sockaddr *)&sa, &sl) == 0 && sa.ss_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    srv->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, srv, MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                                   MHD_OPTION_CONNECTION_LIMIT, limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                                   cfg->per_ip_limit, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT,
+                                   MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+                                   MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_EXTERNAL_LOGGER,
+                                   ignore_log, NULL, MHD_OPTION_END);
+    if (!srv->daemon) {
+        ui_app_close(srv->app);
+        free(srv);
         snprintf(msg, msg_size, "cannot start the HTTP server");
         return -1;
     }
-    *out = s;
+    *out = srv;
     return 0;
 }
 
@@ -482,8 +601,6 @@ void ui_server_stop(ui_server *s)
     if (!s)
         return;
     MHD_stop_daemon(s->daemon);
-    for (int k = 0; k < s->nhist; k++)
-        edit_free(&s->history[k]);
-    free(s->photo_png);
+    ui_app_close(s->app);
     free(s);
 }

@@ -14,8 +14,35 @@ typedef struct ui_config {
     const char *cutout_path; /* ... the cut-out */
     const char *seeds_path;  /* ... the seed image */
     size_t max_body;         /* request bodies above this get 413 */
+    unsigned per_ip_limit;   /* connections from one address (0: no limit beyond the total) */
     int quiet;
 } ui_config;
+
+/* The server without HTTP: the state of the page and every route, as
+ * plain calls (the libmicrohttpd callbacks and the fuzzer use them). */
+typedef struct ui_app ui_app;
+
+/* A response: data points into the app (or a constant) unless owned. */
+typedef struct ui_reply {
+    unsigned status;
+    const char *type;
+    const void *data;
+    size_t size;
+    void *owned; /* malloc'ed, freed by ui_reply_free */
+} ui_reply;
+
+/* Encodes the photo for the page and makes the first cut. */
+int ui_app_open(const ui_config *cfg, ui_app **out, char *msg, size_t msg_size);
+void ui_app_close(ui_app *a);
+/* What can be decided from the headers alone: 0 (go on and read the body)
+ * or 1 with the refusal in r (no or wrong token: 403; a Content-Length
+ * above max_body or not a number: 413). content_length may be NULL. */
+int ui_app_precheck(ui_app *a, const char *token, const char *content_length, ui_reply *r);
+/* One whole request (body: body_size bytes, NULL when none). Always
+ * answers in r; free it with ui_reply_free. */
+void ui_app_handle(ui_app *a, const char *method, const char *url, const char *token, const char *body,
+                   size_t body_size, ui_reply *r);
+void ui_reply_free(ui_reply *r);
 
 typedef struct ui_server ui_server;
 

@@ -4,13 +4,17 @@ replay through `flowcut segment` to the identical mask, a clear error when
 the port is taken, a clean stop on Ctrl-C.
 
     test_ui_http.py FLOWCUT"""
+import http.client
 import json
 import os
+import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 from uitest import Server, mask_png_bits, png_tool
 
@@ -61,6 +65,12 @@ def main():
             check(st == 200 and js["have_mask"] and js["foreground"] > 0, "two strokes: %r" % js)
         finally:
             s2.stop(signal.SIGTERM)
+        s3 = Server(FLOWCUT, photo, "--seeds", os.path.join(EX, "coffee-seeds.png"), "--engine", "cpu", "-q")
+        try:
+            limits(s3)
+        finally:
+            s3.stop(signal.SIGTERM)
+        hosts(photo)
     finally:
         shutil.rmtree(tmp)
     print("%d failures" % len(FAILS))
@@ -158,11 +168,133 @@ def run(s, tmp, photo):
     check(r.returncode == 1 and "already in use" in r.stderr, "port taken: %d %r" % (r.returncode, r.stderr))
     r = subprocess.run([FLOWCUT, "ui", photo, "--host", "not-an-address", "--port", "0"], capture_output=True,
                        text=True, timeout=60)
-    check(r.returncode == 1 and "not an IPv4 address" in r.stderr, "bad host: %r" % r.stderr)
+    check(r.returncode == 2 and "not an IP address" in r.stderr and "warning" not in r.stderr,
+          "bad host: %r" % r.stderr)
     r = subprocess.run([FLOWCUT, "ui", os.path.join(tmp, "none.png")], capture_output=True, text=True, timeout=60)
     check(r.returncode == 1 and "none.png" in r.stderr, "missing photo: %r" % r.stderr)
     r = subprocess.run([FLOWCUT, "ui"], capture_output=True, text=True, timeout=60)
     check(r.returncode == 2, "no photo: usage error %d" % r.returncode)
+
+
+def raw(port, data=b"", host="127.0.0.1"):
+    c = socket.create_connection((host, port), timeout=10)
+    if data:
+        c.sendall(data)
+    return c
+
+
+def read_status(c, timeout):
+    """The status of the response on socket c, or None when none came within timeout."""
+    c.settimeout(timeout)
+    data = b""
+    try:
+        while b"\r\n" not in data:
+            more = c.recv(4096)
+            if not more:
+                break
+            data += more
+    except (socket.timeout, ConnectionResetError):
+        pass
+    m = re.match(rb"HTTP/1\.[01] (\d+)", data)
+    return int(m.group(1)) if m else None
+
+
+def rss_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def limits(s):
+    """One client can neither stall the server nor swell it, nor lock others out."""
+    hdr = "Host: x\r\nX-Flowcut-Token: %s\r\n" % s.token
+    idle = raw(s.port)  # says nothing: the server must drop it (idle timeout)
+    t_idle = time.time()
+    # a stroke of 4,096 points with the largest brush is cheap or refused, fast
+    pts = " ".join("%d %d" % ((k * 37) % 600, (k * 53) % 400) for k in range(4096))
+    t = time.time()
+    st, body = s.request("POST", "/api/stroke", ("1 1000 " + pts).encode())
+    dt = time.time() - t
+    check(st in (200, 413) and dt < 3.0, "huge stroke: %d in %.1f s %r" % (st, dt, body[:100]))
+    if st == 200:
+        s.request("POST", "/api/undo", b"")
+    # a body announced too large is refused before it is sent, and so is one without the token
+    c = raw(s.port, ("POST /api/stroke HTTP/1.1\r\n%sContent-Length: 100000000\r\n\r\n" % hdr).encode())
+    st = read_status(c, 5)
+    c.close()
+    check(st == 413, "announced huge body refused early: %r" % st)
+    c = raw(s.port, b"POST /api/stroke HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+    st = read_status(c, 5)
+    c.close()
+    check(st == 403, "no token refused before the body: %r" % st)
+    # 100 idle connections (some half a request) do not lock the page out
+    socks = [raw(s.port, b"GET /api/state HTTP/1.1\r\n" if k % 2 else b"") for k in range(100)]
+    time.sleep(0.5)
+    t = time.time()
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=5)
+        c.request("GET", "/api/state", headers={"X-Flowcut-Token": s.token})
+        r = c.getresponse()
+        st = r.status
+        r.read()
+        c.close()
+    except (OSError, http.client.HTTPException) as e:
+        st = repr(e)
+    check(st == 200 and time.time() - t < 5, "request beside 100 idle connections: %r" % (st,))
+    for c in socks:
+        c.close()
+    # the undo history is bounded in bytes: 100 strokes over the whole photo barely grow the server
+    def stroke(k):
+        return s.request("POST", "/api/stroke", ("%d 800 300 200" % (1 + k % 2)).encode())[0]
+    for k in range(4):
+        stroke(k)
+    before = rss_kb(s.proc.pid)
+    codes = set(stroke(k) for k in range(100))
+    grew = (rss_kb(s.proc.pid) - before) / 1024.0
+    check(codes == {200} and grew < 16, "100 whole-photo strokes: codes %s, server grew %.1f MB" % (codes, grew))
+    # legitimate requests still work
+    st, body = s.request("POST", "/api/undo", b"")
+    check(st == 200 and json.loads(body)["can_undo"], "undo after many strokes: %d %r" % (st, body[:200]))
+    # the idle connection has been dropped by now (or shortly)
+    st = read_status(idle, max(1.0, 20 - (time.time() - t_idle)))
+    try:
+        idle.settimeout(1)
+        gone = idle.recv(1) == b""
+    except (socket.timeout, OSError) as e:
+        gone = not isinstance(e, socket.timeout)
+    idle.close()
+    check(gone, "idle connection still open after %.0f s" % (time.time() - t_idle))
+
+
+def hosts(photo):
+    """--host ::1 serves over IPv6 loopback without the exposure warning."""
+    p = subprocess.Popen([FLOWCUT, "ui", photo, "--host", "::1", "--port", "0", "-q"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        m = re.search(r"http://\[::1\]:(\d+)/\?token=([0-9a-f]{32})", line)
+        if not m:
+            p.wait(timeout=30)
+            err = p.stderr.read()
+            # a machine without IPv6: one clear line, no warning first
+            check(p.returncode == 1 and "IPv6" in err and "warning" not in err and err.count("\n") == 1,
+                  "--host ::1: %r %r" % (line, err))
+            return
+        c = http.client.HTTPConnection("::1", int(m.group(1)), timeout=30)
+        c.request("GET", "/api/state", headers={"X-Flowcut-Token": m.group(2)})
+        r = c.getresponse()
+        check(r.status == 200 and json.loads(r.read())["width"] == 600, "state over IPv6: %d" % r.status)
+        c.close()
+    finally:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    err = p.stderr.read()
+    check("warning" not in err, "--host ::1 warns: %r" % err)
 
 
 if __name__ == "__main__":
