@@ -39,6 +39,10 @@ static void usage(FILE *f)
             "  --updates FILE    after the solve, apply each batch of capacity changes in FILE\n"
             "                    ('b' starts a batch, 'u K CAP' sets input arc K to CAP) and\n"
             "                    re-solve warm from the previous flow: one 's' line per batch\n"
+            "  --max-vertices N  refuse a problem line declaring more than N vertices\n"
+            "                    (default 134217728 = 2^27; checked before memory is taken)\n"
+            "  --max-arcs N      refuse a problem line declaring more than N arcs\n"
+            "                    (default 536870912 = 2^29)\n"
             "  -f, --force       overwrite an existing --cut file\n"
             "  -q, --quiet       no notices on stderr\n"
             "  -h, --help\n");
@@ -165,7 +169,7 @@ static int report(const char *path, const mf_arclist *list, const mf_graph *g, c
 
 int cmd_maxflow(int argc, char **argv)
 {
-    enum { O_FLOW = 256, O_CUT, O_ENGINE, O_VERIFY, O_TIME, O_JSON, O_NOMERGE, O_DEVICE, O_CPUALG, O_UPDATES, O_THREADS };
+    enum { O_FLOW = 256, O_CUT, O_ENGINE, O_VERIFY, O_TIME, O_JSON, O_NOMERGE, O_DEVICE, O_CPUALG, O_UPDATES, O_THREADS, O_MAXV, O_MAXA };
     static const struct option longopts[] = {
         {"flow", no_argument, NULL, O_FLOW},     {"cut", required_argument, NULL, O_CUT},
         {"engine", required_argument, NULL, O_ENGINE},
@@ -174,12 +178,15 @@ int cmd_maxflow(int argc, char **argv)
         {"verify", no_argument, NULL, O_VERIFY}, {"time", no_argument, NULL, O_TIME},
         {"json", no_argument, NULL, O_JSON},     {"no-merge", no_argument, NULL, O_NOMERGE},
         {"updates", required_argument, NULL, O_UPDATES}, {"threads", required_argument, NULL, O_THREADS},
+        {"max-vertices", required_argument, NULL, O_MAXV}, {"max-arcs", required_argument, NULL, O_MAXA},
         {"force", no_argument, NULL, 'f'},       {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
     int want_flow = 0, verify = 0, show_time = 0, json = 0, force = 0, merge = 1;
     const char *cut_path = NULL, *updates_path = NULL;
     mf_options opt;
     mf_options_default(&opt);
+    mf_dimacs_limits lim;
+    mf_dimacs_limits_default(&lim);
     /* the fastest of the three on each kind of graph measured (cpu_solve.c);
      * the library's default stays push-relabel, the one with a bound */
     opt.cpu_algorithm = MF_CPU_AUTO;
@@ -220,6 +227,18 @@ int cmd_maxflow(int argc, char **argv)
             opt.threads = (int)t;
             break;
         }
+        case O_MAXV:
+            if (parse_i64(optarg, 2, INT32_MAX - 1, &lim.max_vertices)) {
+                DISPLAYLEVEL(1, "flowcut maxflow: --max-vertices needs 2..%d\n", INT32_MAX - 1);
+                return EXIT_USAGE;
+            }
+            break;
+        case O_MAXA:
+            if (parse_i64(optarg, 1, INT32_MAX >> 1, &lim.max_arcs)) {
+                DISPLAYLEVEL(1, "flowcut maxflow: --max-arcs needs 1..%d\n", INT32_MAX >> 1);
+                return EXIT_USAGE;
+            }
+            break;
         case O_VERIFY: verify = 1; break;
         case O_TIME: show_time = 1; break;
         case O_JSON: json = 1; break;
@@ -264,9 +283,14 @@ int cmd_maxflow(int argc, char **argv)
     memset(&upd, 0, sizeof upd);
 
     double t0 = now();
-    if (mf_read_dimacs(path, &list, &err)) {
+    if (mf_read_dimacs_limited(path, &lim, &list, &err)) {
         mf_error_format(&err, msg, sizeof msg);
-        DISPLAYLEVEL(1, "flowcut: %s\n", msg);
+        /* a declared size over a limit: name the flag that raises it */
+        const char *hint = err.code != MF_ERR_TOO_LARGE        ? ""
+                           : strstr(err.message, " vertices") ? " (--max-vertices N raises the limit)"
+                           : strstr(err.message, " arcs")     ? " (--max-arcs N raises the limit)"
+                                                               : "";
+        DISPLAYLEVEL(1, "flowcut: %s%s\n", msg, hint);
         return EXIT_FAIL;
     }
     /* the whole update file is checked before anything is solved or printed */
@@ -280,6 +304,13 @@ int cmd_maxflow(int argc, char **argv)
     if (mf_graph_from_arcs(&list, &bopt, &g, &err)) {
         mf_error_format(&err, msg, sizeof msg);
         DISPLAYLEVEL(1, "flowcut: %s: %s\n", path, msg);
+        goto done;
+    }
+    /* a change the graph cannot hold is refused here, before any output */
+    if (updates_path && mf_updates_check(&g, &upd, strcmp(updates_path, "-") ? updates_path : "<stdin>", &err)) {
+        mf_error_format(&err, msg, sizeof msg);
+        DISPLAYLEVEL(1, "flowcut: %s%s\n", msg,
+                     err.code == MF_ERR_TOO_LARGE && merge ? " (--no-merge keeps antiparallel arcs apart)" : "");
         goto done;
     }
     double t2 = now();

@@ -5,11 +5,13 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "test_support.h"
 #include "flowcut/maxflow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct bad_case {
     const char *text;
@@ -210,6 +212,183 @@ static void test_large_inputs_parse_in_parallel(void **state)
     }
 }
 
+
+/* Limits from the problem line, before anything is allocated: a 40-byte
+ * file declaring two billion vertices is refused, naming the limit. */
+static void test_declared_sizes_over_the_limits_are_refused(void **state)
+{
+    (void)state;
+    const struct {
+        const char *text;
+        int rc;
+        const char *message_part;
+    } cases[] = {
+        {"p max 2147483646 1\nn 1 s\nn 2 t\na 1 2 5\n", MF_ERR_TOO_LARGE, "limit of 134217728 vertices"},
+        {"p max 134217729 1\nn 1 s\nn 2 t\na 1 2 5\n", MF_ERR_TOO_LARGE, "limit of 134217728 vertices"},
+        {"p max 4 536870913\nn 1 s\nn 2 t\na 1 2 5\n", MF_ERR_TOO_LARGE, "limit of 536870912 arcs"},
+        {"p max 2147483648 1\n", MF_ERR_PARSE, "out of range"},
+        {"p max 4 1073741824\n", MF_ERR_PARSE, "out of range"},
+        {"p max 4 -1\n", MF_ERR_PARSE, "out of range"},
+        {"p max -4 1\n", MF_ERR_PARSE, "out of range"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mf_arclist list;
+        mf_error err = {0};
+        int rc = mf_parse_dimacs(cases[i].text, strlen(cases[i].text), "big.max", &list, &err);
+        if (rc != cases[i].rc || err.line != 1 || !strstr(err.message, cases[i].message_part))
+            fail_msg("case %zu: rc %d line %lld '%s' (want rc %d, '%s')", i, rc, (long long)err.line, err.message,
+                     cases[i].rc, cases[i].message_part);
+    }
+    /* the caller's limits, either way */
+    mf_dimacs_limits lim;
+    mf_dimacs_limits_default(&lim);
+    assert_int_equal(lim.max_vertices, MF_DIMACS_MAX_VERTICES_DEFAULT);
+    assert_int_equal(lim.max_arcs, MF_DIMACS_MAX_ARCS_DEFAULT);
+    lim.max_vertices = 3;
+    lim.max_arcs = 2;
+    const char *ok = "p max 3 2\nn 1 s\nn 3 t\na 1 2 5\na 2 3 4\n";
+    mf_arclist list;
+    mf_error err = {0};
+    assert_int_equal(mf_parse_dimacs_limited(ok, strlen(ok), "ok.max", &lim, &list, &err), MF_OK);
+    mf_arclist_free(&list);
+    lim.max_arcs = 1;
+    assert_int_equal(mf_parse_dimacs_limited(ok, strlen(ok), "ok.max", &lim, &list, &err), MF_ERR_TOO_LARGE);
+    assert_non_null(strstr(err.message, "arc count 2 over the limit of 1 arcs"));
+    lim.max_arcs = 2;
+    lim.max_vertices = 2;
+    assert_int_equal(mf_parse_dimacs_limited(ok, strlen(ok), "ok.max", &lim, &list, &err), MF_ERR_TOO_LARGE);
+    assert_non_null(strstr(err.message, "node count 3 over the limit of 2 vertices"));
+    /* raised past the default: the representation still bounds it */
+    const char *big = "p max 200000000 1\nn 1 s\nn 2 t\na 1 2 5\n";
+    lim.max_vertices = INT32_MAX;
+    assert_int_equal(mf_parse_dimacs_limited(big, strlen(big), "ok.max", &lim, &list, &err), MF_OK);
+    assert_int_equal(list.num_vertices, 200000000);
+    mf_arclist_free(&list);
+}
+
+/* Binary data is not read on as if it were lines: a NUL byte anywhere, or
+ * a first line that is no DIMACS line, names the input as not DIMACS. */
+static void test_binary_input_is_refused_at_once(void **state)
+{
+    (void)state;
+    static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+    static const char nul_comment[] = "c ab\0cd\np max 3 1\nn 1 s\nn 3 t\na 1 2 5\n";
+    static const char nul_word[] = "p max 3 1\nn 1 s\0\nn 3 t\na 1 2 5\n";
+    static const char nul_problem[] = "p max\0 3 1\nn 1 s\nn 3 t\na 1 2 5\n";
+    static const char nul_arc[] = "p max 3 1\nn 1 s\nn 3 t\na 1 2 5\0\n";
+    static const char nul_line[] = "p max 3 1\n\0\nn 1 s\nn 3 t\na 1 2 5\n";
+    static const char ctrl_first[] = "c x\n\x01\x02\x03";
+    const struct {
+        const char *text;
+        size_t len;
+        int64_t line;
+        const char *message;
+    } cases[] = {
+        {png, sizeof png - 1, 0, "not a DIMACS max-flow file (binary data at byte 0)"},
+        {nul_comment, sizeof nul_comment - 1, 0, "not a DIMACS max-flow file (binary data at byte 4)"},
+        {nul_word, sizeof nul_word - 1, 0, "not a DIMACS max-flow file (binary data at byte 15)"},
+        {nul_problem, sizeof nul_problem - 1, 0, "not a DIMACS max-flow file (binary data at byte 5)"},
+        {nul_arc, sizeof nul_arc - 1, 0, "not a DIMACS max-flow file (binary data at byte 29)"},
+        {nul_line, sizeof nul_line - 1, 0, "not a DIMACS max-flow file (binary data at byte 10)"},
+        {ctrl_first, sizeof ctrl_first - 1, 0, "not a DIMACS max-flow file (binary data at byte 4)"},
+        {"hello world\n", 12, 1, "not a DIMACS max-flow file (line 1 starts with 'h')"},
+        {"c x\n\n  print(1)\n", 16, 3, "not a DIMACS max-flow file (line 3 starts with 'p')"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mf_arclist list;
+        mf_error err = {0};
+        int rc = mf_parse_dimacs(cases[i].text, cases[i].len, "x.max", &list, &err);
+        if (rc != MF_ERR_PARSE || err.line != cases[i].line || strcmp(err.message, cases[i].message) != 0)
+            fail_msg("case %zu: rc %d line %lld '%s' (want line %lld '%s')", i, rc, (long long)err.line,
+                     err.message, (long long)cases[i].line, cases[i].message);
+    }
+}
+
+/* Standard input, pipes and devices are parsed as a stream, a block at a
+ * time: the same list as the whole text gives, and no more memory than
+ * the lines allow. */
+static void read_via_stdin(const char *path, mf_arclist *out, mf_error *err, int want)
+{
+    assert_non_null(freopen(path, "rb", stdin));
+    assert_int_equal(mf_read_dimacs("-", out, err), want);
+}
+
+static void test_streamed_input_parses_as_the_whole_text(void **state)
+{
+    (void)state;
+    const char *files[] = {"max_flow.dat", "max_flow3.dat", "max_flow7.dat", "gl1.max", "wlm3.max"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        mf_arclist a, b;
+        mf_error err = {0};
+        assert_int_equal(mf_read_dimacs(test_data_path(files[i]), &a, &err), MF_OK);
+        read_via_stdin(test_data_path(files[i]), &b, &err, MF_OK);
+        assert_int_equal(a.num_vertices, b.num_vertices);
+        assert_int_equal(a.num_arcs, b.num_arcs);
+        assert_int_equal(a.source, b.source);
+        assert_int_equal(a.sink, b.sink);
+        assert_memory_equal(a.tail, b.tail, sizeof(int32_t) * (size_t)a.num_arcs);
+        assert_memory_equal(a.head, b.head, sizeof(int32_t) * (size_t)a.num_arcs);
+        assert_memory_equal(a.cap, b.cap, sizeof(int32_t) * (size_t)a.num_arcs);
+        mf_arclist_free(&a);
+        mf_arclist_free(&b);
+    }
+    /* lines across block ends, a comment longer than any block, errors with
+     * their line: written to a file, read as a stream */
+    char path[] = "/tmp/flowcut-test-dimacs-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fprintf(f, "c ");
+    for (int k = 0; k < 3 << 20; k++)
+        fputc('x', f);
+    fprintf(f, "\np max 1000 300000\nn 1 s\nn 1000 t\n");
+    for (int64_t i = 0; i < 300000; i++)
+        fprintf(f, "a %d %d %d\n", big_value(i, 0) % 1000 + 1, big_value(i, 1) % 1000 + 1, big_value(i, 2));
+    fclose(f);
+    mf_arclist list;
+    mf_error err = {0};
+    read_via_stdin(path, &list, &err, MF_OK);
+    assert_int_equal(list.num_arcs, 300000);
+    for (int64_t i = 0; i < 300000; i++)
+        if (list.tail[i] != big_value(i, 0) % 1000 || list.head[i] != big_value(i, 1) % 1000 ||
+            list.cap[i] != big_value(i, 2))
+            fail_msg("streamed arc %lld differs", (long long)i);
+    mf_arclist_free(&list);
+    /* an arc line too many: refused at its line, not read on */
+    f = fopen(path, "a");
+    assert_non_null(f);
+    fprintf(f, "a 1 2 3\n");
+    fclose(f);
+    read_via_stdin(path, &list, &err, MF_ERR_PARSE);
+    assert_int_equal(err.line, 300005);
+    assert_non_null(strstr(err.message, "more arcs"));
+    /* a data line longer than a block */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "p max 3 1\nn 1 s\nn 3 t\na 1 2 ");
+    for (int k = 0; k < 3 << 20; k++)
+        fputc('0', f);
+    fprintf(f, "5\n");
+    fclose(f);
+    read_via_stdin(path, &list, &err, MF_ERR_PARSE);
+    assert_int_equal(err.line, 4);
+    assert_non_null(strstr(err.message, "line longer than"));
+    unlink(path);
+    freopen("/dev/null", "rb", stdin);
+}
+
+/* A device of endless zeros: refused at the first block. */
+static void test_endless_binary_stream_is_refused(void **state)
+{
+    (void)state;
+    mf_arclist list;
+    mf_error err = {0};
+    assert_int_equal(mf_read_dimacs("/dev/zero", &list, &err), MF_ERR_PARSE);
+    assert_string_equal(err.message, "not a DIMACS max-flow file (binary data at byte 0)");
+    assert_string_equal(err.file, "/dev/zero");
+}
+
 static void test_missing_file_is_io_error(void **state)
 {
     (void)state;
@@ -227,6 +406,10 @@ int main(void)
         cmocka_unit_test(test_write_then_read_round_trip),
         cmocka_unit_test(test_large_inputs_parse_in_parallel),
         cmocka_unit_test(test_missing_file_is_io_error),
+        cmocka_unit_test(test_declared_sizes_over_the_limits_are_refused),
+        cmocka_unit_test(test_binary_input_is_refused_at_once),
+        cmocka_unit_test(test_streamed_input_parses_as_the_whole_text),
+        cmocka_unit_test(test_endless_binary_stream_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -101,6 +101,66 @@ static void test_heavy_batch_solves_cold(void **state)
     mf_arclist_free(&list);
 }
 
+
+/* A merged antiparallel pair shares one stored arc whose two capacities
+ * may sum to at most INT32_MAX. An update script that breaks that rule is
+ * refused as a whole, with its line, before anything is solved; one that
+ * keeps it is applied without a refusal. */
+static void test_update_scripts_are_checked_before_solving(void **state)
+{
+    (void)state;
+    const char *problem = "p max 3 3\nn 1 s\nn 3 t\na 1 2 5\na 2 1 7\na 2 3 2147483647\n";
+    const char *bad = "c raise arc 1 past what its pair can hold\nb\nu 2 3\nb\nu 1 2147483647\n";
+    const char *good = "b\nu 2 0\nb\nu 1 2147483647\nb\nu 1 2147483640\nu 2 7\n";
+    mf_arclist list;
+    mf_error err = {0};
+    mf_updates upd;
+    assert_int_equal(mf_parse_dimacs(problem, strlen(problem), "p.max", &list, &err), MF_OK);
+    for (int merge = 1; merge >= 0; merge--) {
+        mf_graph g;
+        mf_build_options bopt = {merge};
+        assert_int_equal(mf_graph_from_arcs(&list, &bopt, &g, &err), MF_OK);
+        assert_int_equal(mf_parse_updates(bad, strlen(bad), "bad.u", list.num_arcs, &upd, &err), MF_OK);
+        assert_int_equal(upd.line[1], 5);
+        memset(&err, 0, sizeof err);
+        int rc = mf_updates_check(&g, &upd, "bad.u", &err);
+        if (merge) {
+            assert_int_equal(rc, MF_ERR_TOO_LARGE);
+            assert_int_equal(err.line, 5);
+            assert_string_equal(err.file, "bad.u");
+            assert_non_null(strstr(err.message, "2147483650"));
+        } else {
+            assert_int_equal(rc, MF_OK); /* unmerged, each input arc has its own stored arc */
+        }
+        mf_updates_free(&upd);
+        /* the script that keeps the rule: every change is taken, every
+         * batch equals a cold solve */
+        assert_int_equal(mf_parse_updates(good, strlen(good), "good.u", list.num_arcs, &upd, &err), MF_OK);
+        assert_int_equal(mf_updates_check(&g, &upd, "good.u", &err), MF_OK);
+        mf_options opt;
+        mf_options_default(&opt);
+        opt.engine = MF_ENGINE_CPU;
+        mf_dynamic *d = NULL;
+        mf_result r;
+        assert_int_equal(mf_dynamic_create(&g, &opt, &d, &err), MF_OK);
+        assert_int_equal(mf_dynamic_solve(d, &r, &err), MF_OK);
+        assert_int_equal(r.flow_value, 5);
+        mf_result_free(&r);
+        const int64_t want[] = {5, 2147483647, 2147483640};
+        for (int32_t b = 0; b < upd.num_batches; b++) {
+            for (int64_t k = upd.batch_start[b]; k < upd.batch_start[b + 1]; k++)
+                assert_int_equal(mf_dynamic_set_input_arc(d, upd.arc[k], upd.cap[k], &err), MF_OK);
+            assert_int_equal(mf_dynamic_solve(d, &r, &err), MF_OK);
+            assert_int_equal(r.flow_value, want[b]);
+            mf_result_free(&r);
+        }
+        mf_dynamic_destroy(d);
+        mf_updates_free(&upd);
+        mf_graph_free(&g);
+    }
+    mf_arclist_free(&list);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -108,6 +168,7 @@ int main(void)
         cmocka_unit_test(test_generator_families_match_cold),
         cmocka_unit_test(test_bad_changes_are_refused),
         cmocka_unit_test(test_heavy_batch_solves_cold),
+        cmocka_unit_test(test_update_scripts_are_checked_before_solving),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,14 @@
 /* DIMACS max-flow reader (strict, line-accurate errors; large files mapped
- * and parsed on every core) and writer. */
-#define _DEFAULT_SOURCE /* MAP_POPULATE */
+ * and parsed on every core, other inputs parsed as a stream), update
+ * scripts, and the writer.
+ *
+ * Inputs a user or a client controls must not cost more than their lines
+ * allow: the problem line's sizes are checked against the caller's limits
+ * before anything is allocated, the arc list grows with the arc lines read
+ * (never past the declared count), and a stream is read a block at a time.
+ * Binary data (a NUL byte anywhere, a first line that is no line of the
+ * format) is refused where it is met, not read on. */
+#define _GNU_SOURCE /* MAP_POPULATE, memrchr */
 #include "cpu_engines.h"
 #include "internal.h"
 
@@ -17,7 +25,62 @@ typedef struct cursor {
     const char *name;
     int64_t line;
     mf_error *err;
+    /* byte offset of `base` in the input, for "binary data at byte N" */
+    const char *base;
+    int64_t base_offset;
+    const char *format; /* "a DIMACS max-flow file", "an update file" */
 } cursor;
+
+static int64_t offset_of(const cursor *c, const char *at) { return c->base_offset + (at - c->base); }
+
+/* The error for binary data at `at`; line 0, as it concerns the input as a
+ * whole rather than one of its lines. */
+static int fail_binary(const cursor *c, const char *at)
+{
+    return mf_fail(c->err, MF_ERR_PARSE, c->name, 0, "not %s (binary data at byte %lld)", c->format,
+                   (long long)offset_of(c, at));
+}
+
+/* Bytes a line may begin with in a text: printable ASCII or blanks. */
+static int is_text_start(unsigned char b) { return (b >= 0x20 && b < 0x7f) || b == '\t' || b == '\r' || b == '\v' || b == '\f'; }
+
+/* After a malformed line: a NUL byte in it makes the input binary (every
+ * line before it parsed, so this is the input's first NUL). */
+static int line_error(const cursor *c, const char *line_start, int rc)
+{
+    if (rc != MF_ERR_PARSE)
+        return rc;
+    const char *eol = memchr(line_start, '\n', (size_t)(c->end - line_start));
+    const char *nul = memchr(line_start, 0, (size_t)((eol ? eol : c->end) - line_start));
+    return nul ? fail_binary(c, nul) : rc;
+}
+
+/* A line whose first byte is no line type of the format: binary data, or
+ * (as the input's first line that is not a comment) a text of another
+ * format; else a malformed line of this one. */
+static int unknown_line(const cursor *c, const char *at, int first)
+{
+    unsigned char b = (unsigned char)*at;
+    if (!is_text_start(b))
+        return fail_binary(c, at);
+    if (first)
+        return mf_fail(c->err, MF_ERR_PARSE, c->name, c->line, "not %s (line %lld starts with '%c')", c->format,
+                       (long long)c->line, (char)b);
+    return mf_fail(c->err, MF_ERR_PARSE, c->name, c->line, "unknown line type '%c'", (char)b);
+}
+
+/* Moves past a comment to its line end; a NUL in it makes the input
+ * binary. */
+static int skip_comment(cursor *c)
+{
+    const char *eol = memchr(c->p, '\n', (size_t)(c->end - c->p));
+    eol = eol ? eol : c->end;
+    const char *nul = memchr(c->p, 0, (size_t)(eol - c->p));
+    if (nul)
+        return fail_binary(c, nul);
+    c->p = eol;
+    return MF_OK;
+}
 
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -75,6 +138,8 @@ static int field_word(cursor *c, const char *what, char *buf, size_t size)
     }
     size_t k = 0;
     while (c->p < c->end && !is_blank(*c->p) && *c->p != '\n') {
+        if (*c->p == 0) /* would end the word early: "s\0" is no "s" */
+            return fail_binary(c, c->p), 0;
         if (k + 1 < size)
             buf[k++] = *c->p;
         c->p++;
@@ -93,25 +158,76 @@ static int end_of_line(cursor *c)
     return 1;
 }
 
-/* What the lines so far declared. */
+/* What the lines so far declared, and what the caller allows. */
 typedef struct parse_state {
     int have_problem;
+    int seen_line; /* a line other than comments and blank ones */
     int64_t n, m, arcs, source, sink, last_line;
+    int64_t max_vertices, max_arcs;
+    /* the most arc lines the rest of the input can hold (-1: unknown, a
+     * stream): what the problem line's list reserves at most */
+    int64_t arc_room;
 } parse_state;
 
+static void state_init(parse_state *st, const mf_dimacs_limits *lim, int64_t arc_room)
+{
+    mf_dimacs_limits d;
+    mf_dimacs_limits_default(&d);
+    memset(st, 0, sizeof *st);
+    st->source = st->sink = -1;
+    st->max_vertices = lim && lim->max_vertices > 0 ? lim->max_vertices : d.max_vertices;
+    st->max_arcs = lim && lim->max_arcs > 0 ? lim->max_arcs : d.max_arcs;
+    st->arc_room = arc_room;
+}
+
+/* A stream's list starts at this many arcs and doubles up to the declared
+ * count: memory follows the arc lines read, not the problem line. */
+#define STREAM_RESERVE (1 << 16)
+
+/* Appends an arc; the list grows by doubling but never past m arcs (the
+ * caller has checked that this arc is within m). */
+static int add_arc(mf_arclist *l, int64_t m, int32_t u, int32_t v, int32_t cap)
+{
+    if (l->num_arcs == l->capacity) {
+        int64_t grown = 2 * (int64_t)l->capacity;
+        if (grown > m)
+            grown = m;
+        int32_t *t = realloc(l->tail, sizeof(int32_t) * (size_t)grown);
+        if (!t)
+            return MF_ERR_NOMEM;
+        l->tail = t;
+        t = realloc(l->head, sizeof(int32_t) * (size_t)grown);
+        if (!t)
+            return MF_ERR_NOMEM;
+        l->head = t;
+        t = realloc(l->cap, sizeof(int32_t) * (size_t)grown);
+        if (!t)
+            return MF_ERR_NOMEM;
+        l->cap = t;
+        l->capacity = (int32_t)grown;
+    }
+    l->tail[l->num_arcs] = u;
+    l->head[l->num_arcs] = v;
+    l->cap[l->num_arcs] = cap;
+    l->num_arcs++;
+    return MF_OK;
+}
+
 /* Parses lines from c->p to the end or, with stop_at_arcs, up to the first
- * arc line (c->p then at its start, c->line the lines before it). */
+ * arc line (c->p then at its start, c->line the lines before it). Lines
+ * must be whole: the text ends at a line end or at the input's end. */
 static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_at_arcs)
 {
     cursor c = *cur;
     mf_error *err = c.err;
-    int have_problem = st->have_problem;
+    int have_problem = st->have_problem, seen_line = st->seen_line;
     int64_t n = st->n, m = st->m, arcs = st->arcs;
     int64_t source = st->source, sink = st->sink;
     int64_t last_line = st->last_line;
+    const char *line_start = c.p;
     int rc = MF_OK;
     while (c.p < c.end) {
-        const char *line_start = c.p;
+        line_start = c.p;
         skip_blanks(&c);
         if (stop_at_arcs && c.p < c.end && *c.p == 'a') {
             c.p = line_start;
@@ -120,14 +236,15 @@ static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_a
         c.line++;
         last_line = c.line;
         char kind = at_eol(&c) ? '\n' : *c.p;
+        const char *kind_at = c.p;
         if (kind != '\n')
             c.p++;
         switch (kind) {
         case '\n':
             break;
         case 'c':
-            while (c.p < c.end && *c.p != '\n')
-                c.p++;
+            if ((rc = skip_comment(&c)))
+                goto fail;
             break;
         case 'p': {
             char word[16];
@@ -136,7 +253,7 @@ static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_a
                 goto fail;
             }
             if (c.p < c.end && !is_blank(*c.p)) {
-                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "unknown line type");
+                rc = unknown_line(&c, kind_at, !seen_line);
                 goto fail;
             }
             if (!field_word(&c, "problem type", word, sizeof word) ||
@@ -150,6 +267,9 @@ static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_a
                 rc = MF_ERR_PARSE;
                 goto fail;
             }
+            /* the representation's bounds (int32 ids; every arc has a
+             * reverse residual arc), then the caller's limits: both before
+             * anything is allocated */
             if (n < 2 || n > INT32_MAX - 1) {
                 rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line,
                              "node count %lld out of range 2..%d", (long long)n, INT32_MAX - 1);
@@ -160,8 +280,20 @@ static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_a
                              "arc count %lld out of range 0..%d", (long long)m, INT32_MAX >> 1);
                 goto fail;
             }
+            if (n > st->max_vertices) {
+                rc = mf_fail(err, MF_ERR_TOO_LARGE, c.name, c.line,
+                             "node count %lld over the limit of %lld vertices", (long long)n,
+                             (long long)st->max_vertices);
+                goto fail;
+            }
+            if (m > st->max_arcs) {
+                rc = mf_fail(err, MF_ERR_TOO_LARGE, c.name, c.line, "arc count %lld over the limit of %lld arcs",
+                             (long long)m, (long long)st->max_arcs);
+                goto fail;
+            }
             have_problem = 1;
-            rc = mf_arclist_init(out, (int32_t)n, (int32_t)(m < (1 << 26) ? m : (1 << 26)));
+            int64_t reserve = st->arc_room < 0 ? STREAM_RESERVE : st->arc_room;
+            rc = mf_arclist_init(out, (int32_t)n, (int32_t)(m < reserve ? m : reserve));
             if (rc) {
                 mf_fail(err, rc, c.name, c.line, "out of memory");
                 goto fail;
@@ -238,7 +370,7 @@ static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_a
                              "more arcs than the problem line declares (%lld)", (long long)m);
                 goto fail;
             }
-            rc = mf_arclist_add(out, (int32_t)(u - 1), (int32_t)(v - 1), (int32_t)cap);
+            rc = add_arc(out, m, (int32_t)(u - 1), (int32_t)(v - 1), (int32_t)cap);
             if (rc) {
                 mf_fail(err, rc, c.name, c.line, "%s", mf_strerror(rc));
                 goto fail;
@@ -247,15 +379,20 @@ static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_a
             break;
         }
         default:
-            rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "unknown line type '%c'", kind);
+            rc = unknown_line(&c, kind_at, !seen_line);
             goto fail;
         }
+        if (kind != '\n' && kind != 'c')
+            seen_line = 1;
         /* every branch leaves c.p at the end of its line */
         if (c.p < c.end && *c.p == '\n')
             c.p++;
     }
 fail:
+    if (rc)
+        rc = line_error(&c, line_start, rc);
     st->have_problem = have_problem;
+    st->seen_line = seen_line;
     st->n = n;
     st->m = m;
     st->arcs = arcs;
@@ -285,10 +422,25 @@ static int finish(const cursor *c, const parse_state *st, mf_arclist *out)
     return MF_OK;
 }
 
-static int parse_serial(const char *text, size_t length, const char *name, mf_arclist *out, mf_error *err)
+#define DIMACS_FORMAT "a DIMACS max-flow file"
+#define UPDATES_FORMAT "an update file"
+
+void mf_dimacs_limits_default(mf_dimacs_limits *lim)
 {
-    cursor c = {text, text + length, name, 0, err};
-    parse_state st = {0, 0, 0, 0, -1, -1, 0};
+    lim->max_vertices = MF_DIMACS_MAX_VERTICES_DEFAULT;
+    lim->max_arcs = MF_DIMACS_MAX_ARCS_DEFAULT;
+}
+
+/* The most arc lines a text of `length` bytes holds: the shortest takes 7
+ * bytes and its line end ("a1 2 3\n"). */
+static int64_t arc_room(size_t length) { return (int64_t)(length / 7) + 1; }
+
+static int parse_serial(const char *text, size_t length, const char *name, const mf_dimacs_limits *lim,
+                        mf_arclist *out, mf_error *err)
+{
+    cursor c = {text, text + length, name, 0, err, text, 0, DIMACS_FORMAT};
+    parse_state st;
+    state_init(&st, lim, arc_room(length));
     memset(out, 0, sizeof *out);
     int rc = parse_lines(&c, &st, out, 0);
     if (!rc)
@@ -351,6 +503,10 @@ static void chunk_lines(void *ctx, int32_t lo, int32_t hi)
             eol = eol ? eol : end;
             const char *next = eol < end ? eol + 1 : end;
             if (p == eol || *p == 'c') {
+                if (p < eol && memchr(p, 0, (size_t)(eol - p))) { /* binary: the serial parser says so */
+                    ch->bad = 1;
+                    break;
+                }
                 p = next;
                 continue;
             }
@@ -387,11 +543,12 @@ static void chunk_lines(void *ctx, int32_t lo, int32_t hi)
 /* 1 when the input was parsed in parallel, 0 when the serial parser must
  * (it then starts over), negative on an error of the lines before the arcs
  * or of memory (reported). */
-static int parse_parallel(const char *text, size_t length, const char *name, int threads, mf_arclist *out,
-                          mf_error *err)
+static int parse_parallel(const char *text, size_t length, const char *name, const mf_dimacs_limits *lim,
+                          int threads, mf_arclist *out, mf_error *err)
 {
-    cursor c = {text, text + length, name, 0, err};
-    parse_state st = {0, 0, 0, 0, -1, -1, 0};
+    cursor c = {text, text + length, name, 0, err, text, 0, DIMACS_FORMAT};
+    parse_state st;
+    state_init(&st, lim, arc_room(length));
     memset(out, 0, sizeof *out);
     int rc = parse_lines(&c, &st, out, 1);
     if (rc) { /* before any arc line: the serial parser stops there too */
@@ -453,63 +610,143 @@ static int parse_parallel(const char *text, size_t length, const char *name, int
     return 1;
 }
 
-int mf_parse_dimacs(const char *text, size_t length, const char *name, mf_arclist *out, mf_error *err)
+int mf_parse_dimacs_limited(const char *text, size_t length, const char *name, const mf_dimacs_limits *lim,
+                            mf_arclist *out, mf_error *err)
 {
     name = name ? name : "<input>";
     const int threads = mf_cpu_threads(NULL);
     if (length >= PARALLEL_PARSE_BYTES && threads > 1) {
-        int rc = parse_parallel(text, length, name, threads, out, err);
+        int rc = parse_parallel(text, length, name, lim, threads, out, err);
         if (rc != 0)
             return rc > 0 ? MF_OK : rc;
     }
-    return parse_serial(text, length, name, out, err);
+    return parse_serial(text, length, name, lim, out, err);
 }
 
-/* Reads a whole file ("-": standard input) into *buf. */
-static int read_all(const char *path, char **buf_out, size_t *len_out, const char **name_out, mf_error *err)
+int mf_parse_dimacs(const char *text, size_t length, const char *name, mf_arclist *out, mf_error *err)
 {
-    int is_stdin = strcmp(path, "-") == 0;
-    const char *name = is_stdin ? "<stdin>" : path;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
+    return mf_parse_dimacs_limited(text, length, name, NULL, out, err);
+}
+
+/* Streams (standard input, pipes, devices) are read a block at a time and
+ * parsed as they come: memory is the block and what the lines hold, and
+ * an input that is not text is refused at its first block. A line must
+ * end within MAX_LINE_BYTES (a DIMACS line has four short fields); only a
+ * comment may be longer, its rest is skipped. */
+#define STREAM_BLOCK (1 << 20)
+#define MAX_LINE_BYTES (1 << 20)
+
+typedef int (*lines_fn)(void *ctx, cursor *c);
+
+/* Hands fn the whole lines of f, a block at a time, in c (whose line
+ * count runs on from block to block); the input's last line may lack its
+ * line end. */
+static int stream_lines(FILE *f, cursor *c, lines_fn fn, void *ctx)
+{
+    const size_t size = STREAM_BLOCK + MAX_LINE_BYTES;
+    char *buf = malloc(size);
+    if (!buf)
+        return mf_fail(c->err, MF_ERR_NOMEM, c->name, 0, "out of memory");
+    size_t have = 0;   /* bytes in buf */
+    int64_t offset = 0; /* of buf[0] in the input */
+    int skipping = 0;   /* in the rest of an overlong comment (fn has seen its line) */
     int rc = MF_OK;
-    *buf_out = NULL;
-    *len_out = 0;
-    *name_out = name;
-    if (!f)
-        return mf_fail(err, MF_ERR_IO, name, 0, "cannot open: %s", strerror(errno));
     for (;;) {
-        if (cap - len < (1u << 20)) {
-            size_t grown = cap ? cap * 2 : (4u << 20);
-            char *t = realloc(buf, grown);
-            if (!t) {
-                rc = mf_fail(err, MF_ERR_NOMEM, name, 0, "out of memory");
-                goto done;
-            }
-            buf = t;
-            cap = grown;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                rc = mf_fail(err, MF_ERR_IO, name, 0, "read error: %s", strerror(errno));
-                goto done;
-            }
+        size_t got = fread(buf + have, 1, size - have, f);
+        if (got == 0 && ferror(f)) {
+            rc = mf_fail(c->err, MF_ERR_IO, c->name, 0, "read error: %s", strerror(errno));
             break;
         }
+        const int eof = got == 0;
+        have += got;
+        c->base = buf;
+        c->base_offset = offset;
+        if (skipping) {
+            const char *eol = memchr(buf, '\n', have);
+            const char *nul = memchr(buf, 0, (size_t)((eol ? eol : buf + have) - buf));
+            if (nul) {
+                rc = fail_binary(c, nul);
+                break;
+            }
+            size_t drop = eol ? (size_t)(eol - buf) + 1 : have;
+            memmove(buf, buf + drop, have - drop);
+            offset += (int64_t)drop;
+            have -= drop;
+            c->base_offset = offset;
+            skipping = !eol;
+            if (skipping) {
+                if (eof)
+                    break;
+                continue;
+            }
+        }
+        const char *last = have ? memrchr(buf, '\n', have) : NULL;
+        size_t whole = eof ? have : last ? (size_t)(last - buf) + 1 : 0;
+        if (whole) {
+            c->p = buf;
+            c->end = buf + whole;
+            if ((rc = fn(ctx, c)))
+                break;
+        }
+        if (eof)
+            break;
+        memmove(buf, buf + whole, have - whole);
+        offset += (int64_t)whole;
+        have -= whole;
+        if (have >= MAX_LINE_BYTES) { /* one line, and no end to it yet */
+            c->base_offset = offset;
+            const char *nul = memchr(buf, 0, have);
+            if (nul) {
+                rc = fail_binary(c, nul);
+                break;
+            }
+            const char *q = buf;
+            while (q < buf + have && is_blank(*q))
+                q++;
+            if (q == buf + have || *q != 'c') {
+                rc = mf_fail(c->err, MF_ERR_PARSE, c->name, c->line + 1, "line longer than %d bytes",
+                             MAX_LINE_BYTES);
+                break;
+            }
+            c->p = buf; /* the comment's start counts as its line */
+            c->end = buf + have;
+            if ((rc = fn(ctx, c)))
+                break;
+            offset += (int64_t)have;
+            have = 0;
+            skipping = 1;
+        }
     }
-done:
-    if (!is_stdin)
+    free(buf);
+    return rc;
+}
+
+/* Opens path for stream_lines ("-": standard input). */
+static FILE *open_stream(const char *path, const char **name, mf_error *err)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    *name = is_stdin ? "<stdin>" : path;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f)
+        mf_fail(err, MF_ERR_IO, *name, 0, "cannot open: %s", strerror(errno));
+    return f;
+}
+
+static void close_stream(FILE *f)
+{
+    if (f != stdin)
         fclose(f);
-    if (rc) {
-        free(buf);
-        return rc;
-    }
-    *buf_out = buf;
-    *len_out = len;
-    return MF_OK;
+}
+
+typedef struct dimacs_stream {
+    parse_state st;
+    mf_arclist *out;
+} dimacs_stream;
+
+static int dimacs_lines(void *ctx, cursor *c)
+{
+    dimacs_stream *ds = ctx;
+    return parse_lines(c, &ds->st, ds->out, 0);
 }
 
 /* A regular file mapped read-only (no copy: reading 350 MB into a fresh
@@ -538,24 +775,35 @@ static const char *map_file(const char *path, size_t *len)
     return p;
 }
 
-int mf_read_dimacs(const char *path, mf_arclist *out, mf_error *err)
+int mf_read_dimacs_limited(const char *path, const mf_dimacs_limits *lim, mf_arclist *out, mf_error *err)
 {
-    char *buf;
     size_t len;
-    const char *name;
     memset(out, 0, sizeof *out);
     const char *mapped = map_file(path, &len);
     if (mapped) {
-        int rc = mf_parse_dimacs(mapped, len, path, out, err);
+        int rc = mf_parse_dimacs_limited(mapped, len, path, lim, out, err);
         munmap((void *)mapped, len);
         return rc;
     }
-    int rc = read_all(path, &buf, &len, &name, err);
+    const char *name;
+    FILE *f = open_stream(path, &name, err);
+    if (!f)
+        return MF_ERR_IO;
+    dimacs_stream ds = {.out = out};
+    state_init(&ds.st, lim, -1);
+    cursor c = {NULL, NULL, name, 0, err, NULL, 0, DIMACS_FORMAT};
+    int rc = stream_lines(f, &c, dimacs_lines, &ds);
+    close_stream(f);
+    if (!rc)
+        rc = finish(&c, &ds.st, out);
     if (rc)
-        return rc;
-    rc = mf_parse_dimacs(buf, len, name, out, err);
-    free(buf);
+        mf_arclist_free(out);
     return rc;
+}
+
+int mf_read_dimacs(const char *path, mf_arclist *out, mf_error *err)
+{
+    return mf_read_dimacs_limited(path, NULL, out, err);
 }
 
 void mf_updates_free(mf_updates *u)
@@ -563,10 +811,11 @@ void mf_updates_free(mf_updates *u)
     free(u->batch_start);
     free(u->arc);
     free(u->cap);
+    free(u->line);
     memset(u, 0, sizeof *u);
 }
 
-/* Appends to a growable int32/int64 array pair; 0 or MF_ERR_NOMEM. */
+/* Grows an array to hold `need` elements (doubling); 0 or MF_ERR_NOMEM. */
 static int grow(void **p, int64_t *cap, int64_t need, size_t elem)
 {
     if (need <= *cap)
@@ -582,98 +831,201 @@ static int grow(void **p, int64_t *cap, int64_t need, size_t elem)
     return MF_OK;
 }
 
-int mf_parse_updates(const char *text, size_t length, const char *name, int32_t num_arcs, mf_updates *out,
-                     mf_error *err)
+typedef struct updates_state {
+    mf_updates *out;
+    int32_t num_arcs;
+    int64_t batch_cap, change_cap;
+} updates_state;
+
+static int update_lines(void *ctx, cursor *cur)
 {
-    cursor c = {text, text + length, name ? name : "<input>", 0, err};
-    int64_t batch_cap = 0, change_cap = 0, cap2 = 0;
+    updates_state *us = ctx;
+    mf_updates *out = us->out;
+    cursor c = *cur;
+    const char *line_start = c.p;
     int rc = MF_OK;
-    memset(out, 0, sizeof *out);
-    if (grow((void **)&out->batch_start, &batch_cap, 1, sizeof(int64_t)))
-        goto nomem;
-    out->batch_start[0] = 0;
     while (c.p < c.end) {
+        line_start = c.p;
         c.line++;
         skip_blanks(&c);
         char kind = at_eol(&c) ? '\n' : *c.p;
+        const char *kind_at = c.p;
         if (kind != '\n')
             c.p++;
         if (kind != '\n' && kind != 'c' && c.p < c.end && !is_blank(*c.p) && *c.p != '\n') {
-            rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "unknown line type");
+            rc = mf_fail(c.err, MF_ERR_PARSE, c.name, c.line, "unknown line type");
             goto fail;
         }
         switch (kind) {
         case '\n':
             break;
         case 'c':
-            while (c.p < c.end && *c.p != '\n')
-                c.p++;
+            if ((rc = skip_comment(&c)))
+                goto fail;
             break;
         case 'b':
             if (!end_of_line(&c)) {
                 rc = MF_ERR_PARSE;
                 goto fail;
             }
-            if (grow((void **)&out->batch_start, &batch_cap, (int64_t)out->num_batches + 2, sizeof(int64_t)))
+            if (grow((void **)&out->batch_start, &us->batch_cap, (int64_t)out->num_batches + 2, sizeof(int64_t)))
                 goto nomem;
+            if (out->num_batches == INT32_MAX - 1) {
+                rc = mf_fail(c.err, MF_ERR_TOO_LARGE, c.name, c.line, "more than %d batches", INT32_MAX - 1);
+                goto fail;
+            }
             out->num_batches++;
             out->batch_start[out->num_batches] = out->count;
             break;
         case 'u': {
             int64_t k, cap;
             if (!out->num_batches) {
-                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "update line before the first batch line 'b'");
+                rc = mf_fail(c.err, MF_ERR_PARSE, c.name, c.line, "update line before the first batch line 'b'");
                 goto fail;
             }
             if (!field_int(&c, "arc number", &k) || !field_int(&c, "capacity", &cap) || !end_of_line(&c)) {
                 rc = MF_ERR_PARSE;
                 goto fail;
             }
-            if (k < 1 || k > num_arcs) {
-                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "arc number %lld out of range 1..%d",
-                             (long long)k, num_arcs);
+            if (k < 1 || k > us->num_arcs) {
+                rc = mf_fail(c.err, MF_ERR_PARSE, c.name, c.line, "arc number %lld out of range 1..%d",
+                             (long long)k, us->num_arcs);
                 goto fail;
             }
             if (cap < 0 || cap > INT32_MAX) {
-                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "capacity %lld outside 0..%d", (long long)cap,
+                rc = mf_fail(c.err, MF_ERR_PARSE, c.name, c.line, "capacity %lld outside 0..%d", (long long)cap,
                              INT32_MAX);
                 goto fail;
             }
-            if (grow((void **)&out->arc, &change_cap, out->count + 1, sizeof(int32_t)) ||
-                grow((void **)&out->cap, &cap2, out->count + 1, sizeof(int32_t)))
+            int64_t cc = us->change_cap, need = out->count + 1;
+            if (grow((void **)&out->arc, &cc, need, sizeof(int32_t)) ||
+                (cc = us->change_cap, grow((void **)&out->cap, &cc, need, sizeof(int32_t))) ||
+                (cc = us->change_cap, grow((void **)&out->line, &cc, need, sizeof(int64_t))))
                 goto nomem;
+            us->change_cap = cc;
             out->arc[out->count] = (int32_t)(k - 1);
             out->cap[out->count] = (int32_t)cap;
+            out->line[out->count] = c.line;
             out->count++;
             out->batch_start[out->num_batches] = out->count;
             break;
         }
         default:
-            rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "unknown line type '%c'", kind);
+            /* printable: a malformed line of an update file (a text of
+             * another format is told by its first line only in DIMACS) */
+            rc = unknown_line(&c, kind_at, 0);
             goto fail;
         }
         if (c.p < c.end && *c.p == '\n')
             c.p++;
     }
+    *cur = c;
     return MF_OK;
 nomem:
-    rc = mf_fail(err, MF_ERR_NOMEM, c.name, c.line, "out of memory");
+    rc = mf_fail(c.err, MF_ERR_NOMEM, c.name, c.line, "out of memory");
 fail:
-    mf_updates_free(out);
+    rc = line_error(&c, line_start, rc);
+    *cur = c;
+    return rc;
+}
+
+static int updates_begin(updates_state *us, mf_updates *out, int32_t num_arcs)
+{
+    memset(out, 0, sizeof *out);
+    memset(us, 0, sizeof *us);
+    us->out = out;
+    us->num_arcs = num_arcs;
+    if (grow((void **)&out->batch_start, &us->batch_cap, 1, sizeof(int64_t)))
+        return MF_ERR_NOMEM;
+    out->batch_start[0] = 0;
+    return MF_OK;
+}
+
+int mf_parse_updates(const char *text, size_t length, const char *name, int32_t num_arcs, mf_updates *out,
+                     mf_error *err)
+{
+    cursor c = {text, text + length, name ? name : "<input>", 0, err, text, 0, UPDATES_FORMAT};
+    updates_state us;
+    int rc = updates_begin(&us, out, num_arcs);
+    if (rc)
+        rc = mf_fail(err, rc, c.name, 0, "out of memory");
+    else
+        rc = update_lines(&us, &c);
+    if (rc)
+        mf_updates_free(out);
     return rc;
 }
 
 int mf_read_updates(const char *path, int32_t num_arcs, mf_updates *out, mf_error *err)
 {
-    char *buf;
-    size_t len;
     const char *name;
     memset(out, 0, sizeof *out);
-    int rc = read_all(path, &buf, &len, &name, err);
+    FILE *f = open_stream(path, &name, err);
+    if (!f)
+        return MF_ERR_IO;
+    cursor c = {NULL, NULL, name, 0, err, NULL, 0, UPDATES_FORMAT};
+    updates_state us;
+    int rc = updates_begin(&us, out, num_arcs);
     if (rc)
-        return rc;
-    rc = mf_parse_updates(buf, len, name, num_arcs, out, err);
-    free(buf);
+        rc = mf_fail(err, rc, name, 0, "out of memory");
+    else
+        rc = stream_lines(f, &c, update_lines, &us);
+    close_stream(f);
+    if (rc)
+        mf_updates_free(out);
+    return rc;
+}
+
+/* A merged antiparallel pair is one stored arc whose two capacities sum
+ * to at most INT32_MAX (so that every residual and flow of every engine,
+ * the GPU's included, fits an int32_t). An update that would break that
+ * is refused here, for the whole script, before anything is solved:
+ * widening the stored capacities to 64 bits would double the arc memory
+ * of every engine for a case that --no-merge (or merge_antiparallel 0)
+ * already serves. The changes are replayed in order, as
+ * mf_dynamic_set_input_arc applies them, so a script this accepts is
+ * applied without a refusal. */
+int mf_updates_check(const mf_graph *g, const mf_updates *u, const char *name, mf_error *err)
+{
+    name = name ? name : "<input>";
+    if (!u->count)
+        return MF_OK;
+    if (!g->input_map)
+        return mf_fail(err, MF_ERR_INVALID, name, 0, "the graph was not built from an arc list");
+    int32_t *cap = malloc(sizeof(int32_t) * ((size_t)g->num_arcs + 1));
+    int32_t *rcap = malloc(sizeof(int32_t) * ((size_t)g->num_arcs + 1));
+    int rc = MF_OK;
+    if (!cap || !rcap) {
+        rc = mf_fail(err, MF_ERR_NOMEM, name, 0, "out of memory");
+        goto done;
+    }
+    memcpy(cap, g->arc_cap, sizeof(int32_t) * (size_t)g->num_arcs);
+    memcpy(rcap, g->arc_rcap, sizeof(int32_t) * (size_t)g->num_arcs);
+    for (int64_t k = 0; k < u->count; k++) {
+        int64_t line = u->line ? u->line[k] : 0;
+        int32_t i = u->arc[k];
+        if (i < 0 || i >= g->num_input_arcs || u->cap[k] < 0) {
+            rc = mf_fail(err, MF_ERR_INVALID, name, line, "arc %lld out of range 1..%d", (long long)i + 1,
+                         g->num_input_arcs);
+            goto done;
+        }
+        int32_t map = g->input_map[i];
+        if (map < 0)
+            continue; /* a dropped self-loop */
+        int32_t a = map >> 1;
+        int32_t *mine = map & 1 ? rcap : cap, *other = map & 1 ? cap : rcap;
+        if ((int64_t)u->cap[k] + other[a] > INT32_MAX) {
+            rc = mf_fail(err, MF_ERR_TOO_LARGE, name, line,
+                         "arc %d to capacity %d: merged with its antiparallel arc of capacity %d, the pair "
+                         "would carry %lld, over %d",
+                         i + 1, u->cap[k], other[a], (long long)u->cap[k] + other[a], INT32_MAX);
+            goto done;
+        }
+        mine[a] = u->cap[k];
+    }
+done:
+    free(cap);
+    free(rcap);
     return rc;
 }
 

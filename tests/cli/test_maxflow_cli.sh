@@ -133,6 +133,43 @@ for msg in "bad1.txt:4: arc number 99 out of range 1..20" "bad2.txt:1: update li
 done
 expect_exit 1 "updates missing" -- "$FLOWCUT" maxflow --updates "$TMPD/none.txt" "$DATA/max_flow.dat"
 expect_stderr "none.txt: cannot open" "updates missing message"
+# an update a merged antiparallel pair cannot hold (its two capacities
+# would sum past 2147483647): refused with its line before anything is
+# solved or printed; kept apart (--no-merge), the same script runs
+printf 'p max 3 3\nn 1 s\nn 3 t\na 1 2 5\na 2 1 7\na 2 3 2147483647\n' >"$TMPD/anti.max"
+printf 'b\nu 2 3\nb\nu 1 2147483647\n' >"$TMPD/anti.txt"
+expect_exit 1 "merged pair update" -- "$FLOWCUT" maxflow --updates "$TMPD/anti.txt" "$TMPD/anti.max"
+expect_stderr "anti.txt:4: .*2147483650.*--no-merge" "merged pair update message"
+[ -s "$TMPD/out" ] && fail "merged pair update: printed $(head -c 100 "$TMPD/out") before the error" || pass
+expect_exit 0 "merged pair update, --no-merge" -- "$FLOWCUT" maxflow --no-merge --updates "$TMPD/anti.txt" "$TMPD/anti.max"
+expect_same "$TMPD/out" "$HERE/expected/anti_updates.out" "merged pair update, --no-merge: values"
+
+# sizes: the problem line is checked against the reader's limits before
+# anything is allocated; the message names the flag that raises a limit
+printf 'p max 2147483646 1\nn 1 s\nn 2 t\na 1 2 5\n' >"$TMPD/huge.max"
+expect_exit 1 "declared vertices over the limit" -- "$FLOWCUT" maxflow "$TMPD/huge.max"
+expect_stderr "huge.max:1: node count 2147483646 over the limit of 134217728 vertices.*--max-vertices N" "vertex limit message"
+[ "$(wc -l <"$TMPD/err")" -eq 1 ] && pass || fail "vertex limit message is not one line"
+expect_exit 1 "--max-vertices" -- "$FLOWCUT" maxflow --max-vertices 7 "$DATA/max_flow.dat"
+expect_stderr "node count 8 over the limit of 7 vertices" "--max-vertices message"
+expect_exit 1 "--max-arcs" -- "$FLOWCUT" maxflow --max-arcs 19 "$DATA/max_flow.dat"
+expect_stderr "arc count 20 over the limit of 19 arcs.*--max-arcs N" "--max-arcs message"
+expect_exit 0 "limits that fit" -- "$FLOWCUT" maxflow --max-vertices 8 --max-arcs 20 "$DATA/max_flow.dat"
+expect_stdout '^s 13$' "limits that fit: value"
+expect_exit 2 "bad --max-arcs" -- "$FLOWCUT" maxflow --max-arcs x "$DATA/max_flow.dat"
+expect_exit 0 "help names the limits" -- "$FLOWCUT" maxflow --help
+expect_stdout "--max-vertices N" "help: --max-vertices"
+expect_stdout "--max-arcs N" "help: --max-arcs"
+
+# not DIMACS: refused at once, without reading on
+expect_exit 1 "png" -- "$FLOWCUT" maxflow "$DATA/coffee-mask.png"
+expect_stderr "coffee-mask.png: not a DIMACS max-flow file \(binary data at byte 0\)" "png message"
+expect_exit 1 "endless zeros" -- timeout 20 "$FLOWCUT" maxflow /dev/zero
+expect_stderr "^flowcut: /dev/zero: not a DIMACS max-flow file \(binary data at byte 0\)$" "endless zeros message"
+expect_exit 1 "endless zeros on stdin" -- sh -c "timeout 20 \"$FLOWCUT\" maxflow - </dev/zero"
+expect_stderr "<stdin>: not a DIMACS max-flow file" "endless zeros on stdin message"
+expect_exit 1 "updates of zeros" -- timeout 20 "$FLOWCUT" maxflow --updates /dev/zero "$DATA/max_flow.dat"
+expect_stderr "/dev/zero: not an update file \(binary data at byte 0\)" "updates of zeros message"
 
 # generate: deterministic, valid, solvable; -o atomic
 for fam in "genrmf -a 5 -b 4" "washington-rlg --rows 6 --cols 7" "acyclic-dense -n 20" "grid --width 20 --height 15 --connectivity 8" \

@@ -67,12 +67,42 @@ int mf_arclist_init(mf_arclist *list, int32_t num_vertices, int32_t reserve);
 int mf_arclist_add(mf_arclist *list, int32_t tail, int32_t head, int32_t cap);
 void mf_arclist_free(mf_arclist *list);
 
+/* What the DIMACS reader accepts, checked on the problem line before
+ * anything is allocated: a declared size over a limit is MF_ERR_TOO_LARGE
+ * ("node count N over the limit of L vertices", "arc count M over the
+ * limit of L arcs"). The graph and the engines take tens of bytes a
+ * vertex and an arc, so a 40-byte file must not declare billions. The
+ * defaults, 2^27 vertices and 2^29 arcs, take the largest instances in use
+ * (10-100 M vertices, up to 500 M arcs); a caller raises them up to what
+ * the representation holds (INT32_MAX - 1 vertices, 2^30 - 1 arcs). 0 in
+ * a field: its default. */
+typedef struct mf_dimacs_limits {
+    int64_t max_vertices;
+    int64_t max_arcs;
+} mf_dimacs_limits;
+#define MF_DIMACS_MAX_VERTICES_DEFAULT ((int64_t)1 << 27)
+#define MF_DIMACS_MAX_ARCS_DEFAULT ((int64_t)1 << 29)
+void mf_dimacs_limits_default(mf_dimacs_limits *lim);
+
 /* Reads a DIMACS max-flow problem. path "-" reads standard input. Strict:
- * every malformed line is an MF_ERR_PARSE with its line in err. */
+ * every malformed line is an MF_ERR_PARSE with its line in err. Regular
+ * files are mapped; standard input, pipes and devices are parsed as a
+ * stream, a block at a time (a line there must end within 1 MiB, but a
+ * comment). Binary data is refused where it is met: a NUL byte anywhere,
+ * or a first line (after comments) that starts with a byte that is not
+ * printable text, is "not a DIMACS max-flow file (binary data at byte N)"
+ * (line 0); a first line of text of another kind is "not a DIMACS max-flow
+ * file (line L starts with 'x')". Memory follows the arc lines read: the
+ * list grows with them, never past the problem line's count (an arc line
+ * more is an error at its line). lim NULL: the defaults. */
 int mf_read_dimacs(const char *path, mf_arclist *out, mf_error *err);
+int mf_read_dimacs_limited(const char *path, const mf_dimacs_limits *lim,
+                           mf_arclist *out, mf_error *err);
 /* Parses an in-memory DIMACS text; name is used in error messages. */
 int mf_parse_dimacs(const char *text, size_t length, const char *name,
                     mf_arclist *out, mf_error *err);
+int mf_parse_dimacs_limited(const char *text, size_t length, const char *name,
+                            const mf_dimacs_limits *lim, mf_arclist *out, mf_error *err);
 /* Capacity updates for the warm re-solve, in batches. Text format:
  *   c comment
  *   b            starts a batch
@@ -86,12 +116,21 @@ typedef struct mf_updates {
     int64_t *batch_start; /* num_batches + 1 */
     int64_t count;
     int32_t *arc, *cap;
+    int64_t *line; /* count: the line of each change, for error messages */
 } mf_updates;
 
 int mf_read_updates(const char *path, int32_t num_arcs, mf_updates *out, mf_error *err);
 int mf_parse_updates(const char *text, size_t length, const char *name, int32_t num_arcs,
                      mf_updates *out, mf_error *err);
 void mf_updates_free(mf_updates *u);
+/* Whether every change of u can be applied to g (built from the problem's
+ * arc list), replayed in order as mf_dynamic_set_input_arc applies them:
+ * a merged antiparallel pair holds both directions' capacities in one
+ * stored arc, whose sum may not pass INT32_MAX. MF_ERR_TOO_LARGE with the
+ * change's line (file: name) for the first that would; call it before
+ * solving, so that a script is refused before any result is out. */
+struct mf_graph;
+int mf_updates_check(const struct mf_graph *g, const mf_updates *u, const char *name, mf_error *err);
 
 /* Writes the problem in DIMACS form (1-based ids); comment may be NULL or
  * hold several lines, each written behind "c ". */
@@ -198,9 +237,6 @@ typedef struct mf_options {
     int phase2;          /* 1: make a valid flow on every arc */
     int device;          /* CUDA device ordinal for the GPU engine */
     int verbose_notice;  /* unused by the library; reserved for callers */
-    /* Global relabel frequency of the GPU engine in push-relabel rounds;
-     * 0 picks ecl-maxflow's max(100, V^2 / (1000 E)) scaled adaptively. */
-    int32_t gpu_relabel_interval;
     mf_cpu_algorithm cpu_algorithm; /* default MF_CPU_PUSH_RELABEL */
     int cut_only;        /* 1: value and cut only, result flow stays NULL (segmentation
                           * needs no flows; skipping them saves memory and time) */
@@ -392,6 +428,12 @@ int mf_dynamic_set_input_arc(mf_dynamic *d, int32_t i, int32_t cap, mf_error *er
 /* Adds delta to the flow already routed outside the arcs (pre-cancelled
  * terminal capacity of grid networks). */
 void mf_dynamic_add_offset(mf_dynamic *d, int64_t delta);
+/* The flow arc a carries in the last solve's state (0 before the first),
+ * pending changes not applied: what a caller needs to reparameterise a
+ * vertex's two terminal arcs without cutting into their flow (Kohli and
+ * Torr: raising both by the same amount changes no cut). CPU state only:
+ * MF_ERR_INVALID on the GPU. */
+int mf_dynamic_arc_flow(const mf_dynamic *d, int32_t a, int32_t *flow);
 /* Solves: cold the first time, warm after. Heavy batches solve cold: more
  * than cold_fraction of the arcs changed (mf_dynamic_set_cold_fraction),
  * or the new bounds cut off more than half of the last flow (repairing
