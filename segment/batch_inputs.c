@@ -86,19 +86,28 @@ static int walk(batch_list *l, const char *dir, const char *rel, int recursive, 
             rc = -1;
         } else if (stat(path, &st) != 0) {
             /* a dangling link is not an image; anything else unreadable is */
-            if (batch_is_image_name(e->d_name) && add_item(l, path, sub))
+            if (batch_is_image_name(e->d_name) && add_item(l, path, sub)) {
+                snprintf(err, err_size, "%s: out of memory", dir);
                 rc = -1;
+            }
         } else if (S_ISDIR(st.st_mode)) {
             int skipped = 0;
             for (size_t i = 0; i < nskip; i++)
                 skipped |= same_file(&st, &skip[i]);
-            if (recursive && !skipped) {
-                if (depth > 64) {
-                    snprintf(err, err_size, "%s: folders nested too deep (a link loop?)", path);
+            if (skipped) {
+                /* an output or seed folder inside dir: never input */
+            } else if (!recursive) {
+                /* a folder named like an image is not one: an item, so that
+                 * batch_pair reports it instead of its vanishing silently */
+                if (batch_is_image_name(e->d_name) && add_item(l, path, sub)) {
+                    snprintf(err, err_size, "%s: out of memory", dir);
                     rc = -1;
-                } else {
-                    rc = walk(l, path, sub, recursive, skip, nskip, depth + 1, err, err_size);
                 }
+            } else if (depth > 64) {
+                snprintf(err, err_size, "%s: folders nested too deep (a link loop?)", path);
+                rc = -1;
+            } else {
+                rc = walk(l, path, sub, recursive, skip, nskip, depth + 1, err, err_size);
             }
         } else if (batch_is_image_name(e->d_name) && add_item(l, path, sub)) {
             snprintf(err, err_size, "%s: out of memory", dir);
@@ -239,17 +248,33 @@ static char *with_ext(const char *dir, const char *stem, const char *ext)
     return path;
 }
 
-static char *find_seeds(const char *seeds_dir, const char *stem, const char *image)
+/* The first seed file of stem's names that is a regular file; else NULL
+ * and *not_file: the first such name that exists as something else (a
+ * folder), for the message. -1 when out of memory. */
+static int find_seeds(const char *seeds_dir, const char *stem, const char *image, char **seeds, char **not_file)
 {
     struct stat st, img_st;
     int have_img = stat(image, &img_st) == 0;
+    *seeds = *not_file = NULL;
     for (size_t i = 0; i < COUNT(seed_exts); i++) {
         char *p = with_ext(seeds_dir, stem, seed_exts[i]);
-        if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && !(have_img && same_file(&st, &img_st)))
-            return p;
-        free(p);
+        if (!p) {
+            free(*not_file);
+            *not_file = NULL;
+            return -1;
+        }
+        if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && !(have_img && same_file(&st, &img_st))) {
+            free(*not_file);
+            *not_file = NULL;
+            *seeds = p;
+            return 0;
+        }
+        if (!*not_file && stat(p, &st) == 0 && !S_ISREG(st.st_mode))
+            *not_file = p;
+        else
+            free(p);
     }
-    return NULL;
+    return 0;
 }
 
 static int by_mask_then_position(const void *a, const void *b)
@@ -279,13 +304,22 @@ int batch_pair(batch_list *l, const char *seeds_dir, const char *out_dir, const 
         it->mask = with_ext(out_dir, stem, "png");
         it->overlay = overlay_dir ? with_ext(overlay_dir, stem, "png") : NULL;
         it->cutout = cutout_dir ? with_ext(cutout_dir, stem, "png") : NULL;
-        it->seeds = find_seeds(seeds_dir, stem, it->image);
-        if (!it->seeds) {
+        struct stat st;
+        char *not_file = NULL;
+        if (stat(it->image, &st) == 0 && S_ISDIR(st.st_mode)) {
+            it->problem = strdup("is a folder, not an image");
+        } else if (find_seeds(seeds_dir, stem, it->image, &it->seeds, &not_file)) {
+            free(stem);
+            return -1;
+        } else if (!it->seeds && not_file) {
+            it->problem = problem("seed file %s is a folder, not an image", not_file, NULL);
+        } else if (!it->seeds) {
             char *want = with_ext(seeds_dir, stem, "png");
-            it->problem = problem("no seed file %s (or another lossless format) for this image", want ? want : stem,
-                                  NULL);
+            it->problem = want ? problem("no seed file %s (or another lossless format) for this image", want, NULL)
+                               : NULL; /* out of memory: the check below */
             free(want);
         }
+        free(not_file);
         free(stem);
         if (!it->mask || (overlay_dir && !it->overlay) || (cutout_dir && !it->cutout) || (!it->seeds && !it->problem))
             return -1;

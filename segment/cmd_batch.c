@@ -67,7 +67,7 @@ static void on_signal(int sig)
 {
     (void)sig;
     if (g_stop) {
-        out_abort_all();
+        seg_out_abort_all();
         _exit(130);
     }
     g_stop = 1;
@@ -485,10 +485,52 @@ static int parse_shard(const char *s, int *k, int *n)
     return sscanf(s, "%d/%d%c", k, n, &tail) == 2 && *n >= 1 && *k >= 1 && *k <= *n ? 0 : -1;
 }
 
-static int file_exists(const char *path)
+/* An output counts as done when its final name holds a non-empty file:
+ * outputs are synced before their rename (seg_save_file), and an empty one
+ * can only be a leftover of older writers that did not sync. */
+static int output_done(const char *path)
 {
     struct stat st;
-    return path && stat(path, &st) == 0;
+    return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Removes the temporary outputs that killed runs left in the folders this
+ * run writes to, and only there (seg_remove_stale_temps: ours by name, not
+ * locked, older than this run). Best effort: without memory, none. */
+static void remove_stale_temps(const batch_list *list, const struct timespec *start)
+{
+    size_t n = 0;
+    char **dirs = malloc((3 * list->count + 1) * sizeof *dirs);
+    if (!dirs)
+        return;
+    for (size_t i = 0; i < list->count; i++) {
+        const char *paths[3] = {list->items[i].mask, list->items[i].overlay, list->items[i].cutout};
+        for (int k = 0; k < 3; k++) {
+            const char *slash = paths[k] ? strrchr(paths[k], '/') : NULL;
+            if (!paths[k])
+                continue;
+            char *d = slash ? strndup(paths[k], slash == paths[k] ? 1 : (size_t)(slash - paths[k])) : strdup(".");
+            if (d)
+                dirs[n++] = d;
+        }
+    }
+    qsort(dirs, n, sizeof *dirs, by_string);
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || strcmp(dirs[i], dirs[i - 1])) {
+            size_t removed = seg_remove_stale_temps(dirs[i], ".png", start);
+            if (removed)
+                DISPLAYLEVEL(2, "flowcut batch: %s: removed %zu temporary file%s of an interrupted run\n", dirs[i],
+                             removed, removed == 1 ? "" : "s");
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(dirs[i]);
+    free(dirs);
 }
 
 int cmd_batch(int argc, char **argv)
@@ -518,6 +560,8 @@ int cmd_batch(int argc, char **argv)
     int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0, per_gpu = 4, per_launch = 16;
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t iv;
+    struct timespec start_time; /* temporary files older than this are no writer's of this run */
+    clock_gettime(CLOCK_REALTIME, &start_time);
     optind = 1;
     opterr = 0;
     while ((c = seg_next_option(argc, argv, "o:rfqh", longopts, &o, &seed_file, "flowcut batch")) != -1) {
@@ -642,6 +686,7 @@ int cmd_batch(int argc, char **argv)
         DISPLAYLEVEL(1, "flowcut batch: out of memory\n");
         goto done;
     }
+    remove_stale_temps(&list, &start_time);
     run.opt = &o;
     run.list = &list;
     run.json = json;
@@ -658,8 +703,8 @@ int cmd_batch(int argc, char **argv)
             char msg[1400];
             snprintf(msg, sizeof msg, "%s: %s", it->image, it->problem);
             report_error(&run, it, msg);
-        } else if (!force && file_exists(it->mask) && (!it->overlay || file_exists(it->overlay)) &&
-                   (!it->cutout || file_exists(it->cutout))) {
+        } else if (!force && output_done(it->mask) && (!it->overlay || output_done(it->overlay)) &&
+                   (!it->cutout || output_done(it->cutout))) {
             run.skipped++;
             if (json) {
                 printf("{\"file\": ");

@@ -1,5 +1,6 @@
 /* flowcut generate: DIMACS instances of the classic max-flow families. */
 #include "cli.h"
+#include "seg_output.h"
 
 #include "flowcut/maxflow.h"
 
@@ -30,6 +31,22 @@ static void usage(FILE *f)
             "  --seed S      random seed (default 1); output is deterministic from it\n"
             "  -o FILE       write there (atomically) instead of standard output\n"
             "  -f, --force   overwrite an existing FILE\n");
+}
+
+/* The option c as the user may have typed it: "-a" or "--width" (argv
+ * holds the value when it was given as a separate argument, "-a -5"). */
+static void option_name(int c, const struct option *longopts, char *buf, size_t size)
+{
+    if (c < 256) {
+        snprintf(buf, size, "-%c", c);
+        return;
+    }
+    for (const struct option *o = longopts; o->name; o++)
+        if (o->val == c) {
+            snprintf(buf, size, "--%s", o->name);
+            return;
+        }
+    snprintf(buf, size, "an option");
 }
 
 int cmd_generate(int argc, char **argv)
@@ -107,7 +124,10 @@ int cmd_generate(int argc, char **argv)
             return EXIT_USAGE;
         }
         if (target && parse_i64(optarg, lo, hi, target)) {
-            DISPLAYLEVEL(1, "flowcut generate: bad value '%s' for %s\n", optarg, argv[optind - 1]);
+            char name[64];
+            option_name(c, longopts, name, sizeof name);
+            DISPLAYLEVEL(1, "flowcut generate: bad value '%s' for %s: needs a whole number from %lld to %lld\n",
+                         optarg, name, (long long)lo, (long long)hi);
             return EXIT_USAGE;
         }
     }
@@ -197,16 +217,17 @@ int cmd_generate(int argc, char **argv)
     }
     int status = EXIT_OK;
     if (out_path) {
-        out_file o;
+        seg_out o;
         char msg[512];
-        if (out_open(&o, out_path, force, msg, sizeof msg)) {
+        int wrc = MF_OK;
+        if (seg_out_open(&o, out_path, force, msg, sizeof msg)) {
             DISPLAYLEVEL(1, "flowcut: %s\n", msg);
             status = EXIT_FAIL;
-        } else if (mf_write_dimacs(o.f, &list, comment)) {
-            DISPLAYLEVEL(1, "flowcut: %s: write failed\n", out_path);
-            out_abort(&o);
+        } else if ((wrc = mf_write_dimacs(o.f, &list, comment)) != MF_OK && !ferror(o.f)) {
+            DISPLAYLEVEL(1, "flowcut: %s: cannot write: %s\n", out_path, mf_strerror(wrc));
+            seg_out_abort(&o);
             status = EXIT_FAIL;
-        } else if (out_commit(&o, msg, sizeof msg)) {
+        } else if (seg_out_commit(&o, msg, sizeof msg)) { /* a stream error is reported here, with its reason */
             DISPLAYLEVEL(1, "flowcut: %s\n", msg);
             status = EXIT_FAIL;
         }

@@ -5,6 +5,7 @@
 #include "seg_output.h"
 
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static void usage(FILE *f)
@@ -68,6 +69,16 @@ int cmd_segment(int argc, char **argv)
         if (outs[i] && !force && (f = fopen(outs[i], "rb"))) {
             fclose(f);
             DISPLAYLEVEL(1, "flowcut: %s: already exists (use -f to overwrite)\n", outs[i]);
+            return EXIT_FAIL;
+        }
+    }
+    /* a folder given as a file: the decoders would say only "read error" */
+    const char *ins[2] = {image, seeds};
+    for (int i = 0; i < 2; i++) {
+        struct stat st;
+        if (stat(ins[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            DISPLAYLEVEL(1, "flowcut: %s: is a folder, not %s\n", ins[i],
+                         i == 0 ? "an image" : o.seeds == SEG_SEEDS_TRIMAP ? "a trimap image" : "a seed image");
             return EXIT_FAIL;
         }
     }

@@ -134,6 +134,44 @@ if ! "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
     expect_stderr 'no CUDA device|no CUDA support' "says why"
 fi
 
+# --- a folder where a file belongs: one line each that says which and why
+expect_stderr_exact() { # EXPECTED DESCRIPTION: stderr less the summary line, $TMPD written TMP
+    grep -v '^flowcut batch: [0-9]* ok' "$TMPD/err" | sed "s|$TMPD|TMP|g" >"$TMPD/err.got"
+    cmp -s "$1" "$TMPD/err.got" && pass || fail "$2: stderr differs from $1: $(head -c 300 "$TMPD/err.got")"
+}
+mkdir -p "$TMPD/fin/x.png" "$TMPD/fseeds/a.png"
+cp "$DATA/tiny.jpg" "$TMPD/fin/a.jpg"
+expect_exit 1 "folders as files" -- "$FLOWCUT" batch "$TMPD/fin" -o "$TMPD/fout" --seeds-dir "$TMPD/fseeds" --engine cpu
+expect_stderr_exact "$HERE/expected/batch_folders.err" "a seed folder, an input folder named x.png"
+expect_exit 1 "a listed folder" -- "$FLOWCUT" batch --list <(echo "$TMPD/fin/x.png") -o "$TMPD/fout" --seeds-dir "$TMPD/fseeds"
+expect_stderr_exact "$HERE/expected/batch_list_folder.err" "a listed folder"
+
+# --- outputs honour the umask, an empty mask is not done, and a killed run's
+# temporary files go while a writer's (locked) and other names stay
+D=$TMPD/dur
+mkdir -p "$D/in" "$D/seeds" "$D/out"
+for n in c d; do cp "$DATA/tiny.jpg" "$D/in/$n.jpg"; $PNG halves 16 8 "$D/seeds/$n.png"; done
+for f in .c.png.tmp-Ab12Cd .d.png.tmp-Xy34Zw .notes.txt.tmp-Ab12Cd .c.png.tmp-Ab12 .c.png.tmp-Ab12Cd.keep; do
+    : >"$D/out/$f"
+    touch -d '-1 hour' "$D/out/$f"
+done
+exec 9<"$D/out/.d.png.tmp-Xy34Zw"
+flock 9 # another process writing that file
+(umask 027 && "$FLOWCUT" batch "$D/in" -o "$D/out" --seeds-dir "$D/seeds" --engine cpu 9<&-) >"$TMPD/out" 2>"$TMPD/err"
+code=$?
+exec 9<&-
+[ $code -eq 0 ] && pass || fail "batch with stale temporaries: exit $code"
+[ "$(stat -c %a "$D/out/c.png")" = 640 ] && pass || fail "mask mode $(stat -c %a "$D/out/c.png") under umask 027, expected 640"
+[ ! -e "$D/out/.c.png.tmp-Ab12Cd" ] && pass || fail "a killed run's temporary file stayed"
+for f in .d.png.tmp-Xy34Zw .notes.txt.tmp-Ab12Cd .c.png.tmp-Ab12 .c.png.tmp-Ab12Cd.keep; do
+    [ -e "$D/out/$f" ] && pass || fail "$f removed: locked, or not a name of ours"
+done
+expect_stderr "out: removed 1 temporary file of an interrupted run" "says what it removed"
+: >"$D/out/c.png" # what a power loss leaves of an unsynced write
+expect_exit 0 "empty mask" -- "$FLOWCUT" batch "$D/in" -o "$D/out" --seeds-dir "$D/seeds" --engine cpu
+expect_stderr '1 ok, 0 failed, 1 skipped' "an empty mask is redone"
+[ -s "$D/out/c.png" ] && pass || fail "empty mask not redone"
+
 # --- Ctrl-C: stops cleanly, leaves no partial file, a rerun resumes (40 photos:
 # a run must still be going after half a second on a fast machine)
 mkdir -p "$TMPD/big" "$TMPD/bigseeds" "$TMPD/many" "$TMPD/manyseeds"

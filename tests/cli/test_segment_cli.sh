@@ -120,6 +120,27 @@ expect_exit 1 "huge header" -- "$FLOWCUT" segment "$DATA/huge-header.png" --seed
 expect_stderr "huge-header.png: 200000x200000 pixels exceed" "huge header message"
 [ ! -e "$TMPD/x.png" ] && pass || fail "failed run left an output"
 ls -a "$TMPD" | grep -q 'tmp-' && fail "temporary file left behind" || pass
+# a folder where a file belongs: says so (not "read error")
+expect_stderr_exact() { # EXPECTED DESCRIPTION: stderr with $TMPD written TMP
+    sed "s|$TMPD|TMP|g" "$TMPD/err" >"$TMPD/err.got"
+    cmp -s "$1" "$TMPD/err.got" && pass || fail "$2: stderr differs from $1: $(head -c 300 "$TMPD/err.got")"
+}
+mkdir -p "$TMPD/folder.png"
+expect_exit 1 "seeds are a folder" -- "$FLOWCUT" segment "$IMG" --seeds "$TMPD/folder.png" -o "$TMPD/x.png"
+expect_stderr_exact "$HERE/expected/segment_seeds_folder.err" "seeds are a folder"
+expect_exit 1 "photo is a folder" -- "$FLOWCUT" segment "$TMPD/folder.png" --trimap "$SEEDS" -o "$TMPD/x.png"
+expect_stderr_exact "$HERE/expected/segment_photo_folder.err" "photo is a folder"
+# outputs honour the umask
+(umask 027 && "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/u.png" --cutout "$TMPD/uc.png" -q)
+[ "$(stat -c %a "$TMPD/u.png") $(stat -c %a "$TMPD/uc.png")" = "640 640" ] && pass ||
+    fail "modes $(stat -c %a "$TMPD/u.png" "$TMPD/uc.png" | tr '\n' ' ')under umask 027, expected 640"
+# generate names the option whose value is bad, and the range
+expect_exit 2 "generate -a -5" -- "$FLOWCUT" generate genrmf -a -5 -b 3
+expect_stderr_exact "$HERE/expected/generate_bad_short.err" "generate -a -5"
+expect_exit 2 "generate --width=-5" -- "$FLOWCUT" generate grid --width=-5 --height 3
+expect_stderr_exact "$HERE/expected/generate_bad_long.err" "generate --width=-5"
+(umask 027 && "$FLOWCUT" generate grid --width 3 --height 3 -o "$TMPD/g.max")
+[ "$(stat -c %a "$TMPD/g.max")" = 640 ] && pass || fail "generate -o: mode $(stat -c %a "$TMPD/g.max") under umask 027"
 expect_exit 2 "no seeds option" -- "$FLOWCUT" segment "$IMG" -o "$TMPD/x.png"
 expect_exit 2 "bad model" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/x.png" --model svm
 finish
