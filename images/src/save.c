@@ -13,13 +13,21 @@ static void on_error(png_structp png, png_const_charp msg)
     png_longjmp(png, 1);
 }
 
+/* libpng's default prints warnings ("Out of memory") on stderr: a library
+ * never prints; a failure that matters comes back as an error */
+static void on_warning(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg;
+}
+
 int img_write_png(FILE *f, const img_image *img, const char *name, img_error *err)
 {
     static const int types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                  PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGBA};
     if (!img->data || img->channels < 1 || img->channels > 4)
         return IMG_ERR_INVALID;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, on_error, NULL);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, on_error, on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     volatile int rc = IMG_OK;
     if (!png || !info) {
