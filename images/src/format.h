@@ -25,4 +25,8 @@ static inline int img_is_jpeg(const uint8_t *b, size_t n)
 int img_load_memory(const uint8_t *buf, size_t len, const char *name, int labels, int64_t max_pixels,
                     img_image *out, img_error *err);
 
+/* img_probe_size on the first bytes of a file (all of them, or at least
+ * the 256 KiB that img_probe_size reads). */
+int img_probe_memory(const uint8_t *b, size_t n, int32_t *width, int32_t *height);
+
 #endif

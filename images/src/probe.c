@@ -64,6 +64,15 @@ static int probe_jpeg(const uint8_t *b, size_t n, int32_t *w, int32_t *h)
     return IMG_ERR_CORRUPT;
 }
 
+int img_probe_memory(const uint8_t *b, size_t n, int32_t *width, int32_t *height)
+{
+    if (img_is_png(b, n))
+        return probe_png(b, n, width, height);
+    if (img_is_jpeg(b, n))
+        return probe_jpeg(b, n, width, height);
+    return IMG_ERR_FORMAT;
+}
+
 int img_probe_size(const char *path, int32_t *width, int32_t *height)
 {
     if (!path || !width || !height)
@@ -78,11 +87,7 @@ int img_probe_size(const char *path, int32_t *width, int32_t *height)
     }
     size_t n = fread(b, 1, PROBE_BYTES, f);
     fclose(f);
-    int rc = IMG_ERR_FORMAT;
-    if (img_is_png(b, n))
-        rc = probe_png(b, n, width, height);
-    else if (img_is_jpeg(b, n))
-        rc = probe_jpeg(b, n, width, height);
+    int rc = img_probe_memory(b, n, width, height);
     free(b);
     return rc;
 }
