@@ -1,7 +1,11 @@
 /* GPU engine differential test: every family, size and seed against the
  * CPU engine (same value, bit-identical cut) and the certificate.
  * Without a CUDA device it says "skipped: no CUDA device" and exits 77,
- * which ctest reports as skipped. */
+ * which ctest reports as skipped.
+ *   test_maxflow_gpu [--gpu-tuning KEY=VALUE[,KEY=VALUE...]]...
+ * runs the same checks with the engine's tuning changed (tuning.h's
+ * mf_gpu_tuning keys), to reach its other launch paths on small graphs:
+ * e.g. small_push=0 (whole-grid rounds only) or hub_degree=3. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +13,7 @@
 
 #include "test_support.h"
 #include "flowcut/graphbuild.h"
+#include "tuning.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -447,10 +452,23 @@ static void test_wait_modes(void **state)
     assert_int_equal(mf_gpu_set_wait(-1, MF_GPU_WAIT_BLOCK, &err), MF_ERR_NO_DEVICE);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     int count = 0;
     mf_error err = {0};
+    mf_gpu_tuning tuning = mf_gpu_tuning_default();
+    for (int i = 1; i < argc; i++) {
+        char msg[200];
+        if (strcmp(argv[i], "--gpu-tuning") || i + 1 == argc) {
+            fprintf(stderr, "usage: test_maxflow_gpu [--gpu-tuning KEY=VALUE[,KEY=VALUE...]]...\n");
+            return 2;
+        }
+        if (mf_gpu_tuning_parse(&tuning, argv[++i], msg, sizeof msg)) {
+            fprintf(stderr, "test_maxflow_gpu: %s\n", msg);
+            return 2;
+        }
+    }
+    mf_gpu_tuning_set(&tuning);
     if (!mf_gpu_compiled() || mf_gpu_available(&count) != MF_OK || count == 0) {
         printf("skipped: no CUDA device\n");
         return 77;

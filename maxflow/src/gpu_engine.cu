@@ -13,6 +13,7 @@
  *  - the canonical cut comes from the final BFS of phase 1 (vertices the
  *    BFS from the sink cannot reach), computed on the device. */
 #include "internal.h"
+#include "tuning.h"
 
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -589,8 +590,8 @@ __global__ void __launch_bounds__(256) bfs_coop(dev_state d, int level, int32_t 
         d.counters[6] = level;
 }
 
-/* The remaining BFS in super-levels (FLOWCUT_GPU_BFS_HOPS; by default 16
- * up to 8 M vertices): each block takes its share of the frontier and
+/* The remaining BFS in super-levels (mf_gpu_tuning.bfs_hops; by default
+ * 16 up to 8 M vertices): each block takes its share of the frontier and
  * expands it on its own for up to `hops` levels, its next vertices in
  * shared memory, levels separated by __syncthreads instead of grid
  * barriers; what is left at the end goes to the next super-level's
@@ -1204,12 +1205,6 @@ extern "C" int mf_gpu_set_wait(int device, mf_gpu_wait mode, mf_error *err)
         return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "no CUDA device is available");
     if (device < 0 || device >= count)
         return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "CUDA device %d does not exist (%d found)", device, count);
-    /* FLOWCUT_GPU_WAIT=0..3 overrides the caller's choice (measurements) */
-    {
-        const char *v = getenv("FLOWCUT_GPU_WAIT");
-        if (v && *v >= '0' && *v <= '3' && !v[1])
-            mode = (mf_gpu_wait)(*v - '0');
-    }
     CUDA_TRY(cudaSetDevice(device));
     CUDA_TRY(cudaSetDeviceFlags(flags[mode]));
     return MF_OK;
@@ -1544,12 +1539,6 @@ fail:
     return rc;
 }
 
-static int env_int(const char *name, int fallback)
-{
-    const char *v = getenv(name);
-    return v && *v ? atoi(v) : fallback;
-}
-
 /* Uploads g and zeroes the flow state (cold start). */
 extern "C" int mf_gpu_dyn_load(mf_gpu_solver *s, const mf_graph *g, mf_error *err)
 {
@@ -1674,70 +1663,60 @@ static void add_facts(const mf_graph *g, graph_facts *f)
     }
 }
 
-/* The launch configuration of a solve of n vertices and m arcs; sets the
- * device state's hub degree. */
-static void make_config(mf_gpu_solver *s, int32_t n, int32_t m, const graph_facts &f, const mf_options *opt,
-                        engine_cfg *cfg_out, int32_t *interval_out)
+/* The launch configuration of a solve of n vertices and m arcs, from the
+ * tuning in force (mf_gpu_tuning, whose defaults say why each value);
+ * sets the device state's hub degree. */
+static void make_config(mf_gpu_solver *s, int32_t n, int32_t m, const graph_facts &f, engine_cfg *cfg_out,
+                        int32_t *interval_out)
 {
+    const mf_gpu_tuning *tune = mf_gpu_tuning_get();
     engine_cfg cfg;
     dev_state &d = s->d;
     double avg_degree = 2.0 * m / (double)n;
-    cfg.group = avg_degree <= 3 ? 4 : avg_degree <= 12 ? 8 : avg_degree <= 24 ? 16 : 32;
-    cfg.group = env_int("FLOWCUT_GPU_GROUP", cfg.group);
+    cfg.group = tune->group ? tune->group : avg_degree <= 3 ? 4 : avg_degree <= 12 ? 8 : avg_degree <= 24 ? 16 : 32;
     if (cfg.group != 1 && cfg.group != 4 && cfg.group != 8 && cfg.group != 16)
         cfg.group = 32;
-    cfg.blocks = s->sm_count * env_int("FLOWCUT_GPU_BLOCKS_PER_SM", 8);
-    cfg.batch = env_int("FLOWCUT_GPU_BATCH", 8);
-    cfg.cycles = env_int("FLOWCUT_GPU_CYCLES", 8);
-    cfg.small_bfs = env_int("FLOWCUT_GPU_SMALL_BFS", 4) * (1024 / cfg.group);
-    cfg.small_push = env_int("FLOWCUT_GPU_SMALL_PUSH", 4) * (1024 / cfg.group);
-    /* hubs: vertices whose scan would take a group more than 32 steps
-     * (R-MAT graphs have degrees to 10^5); none on grids, which then
-     * launch nothing more */
+    cfg.blocks = s->sm_count * tune->blocks_per_sm;
+    cfg.batch = tune->batch;
+    cfg.cycles = tune->cycles;
+    cfg.small_bfs = tune->small_bfs * (1024 / cfg.group);
+    cfg.small_push = tune->small_push * (1024 / cfg.group);
+    /* hubs: vertices whose scan would take a group more than 32 steps;
+     * none on grids, which then launch nothing more */
     {
-        int32_t hub_deg = env_int("FLOWCUT_GPU_HUB_DEGREE", 32 * cfg.group);
+        int32_t hub_deg = tune->hub_degree < 0 ? 32 * cfg.group : tune->hub_degree;
         d.hub_deg = hub_deg > 0 && f.max_deg > hub_deg ? hub_deg : 0;
         cfg.hub_blocks = s->sm_count * 2;
     }
     /* the BFS in super-levels of 16 levels (bfs_hops) up to 8 M vertices,
      * bfs_coop's level by level beyond (0). A level costs a chain of
-     * dependent loads either way, so 10-20 times fewer grid barriers made
-     * the BFSs only 10-30% shorter where frontiers are narrow: families of
-     * 0.26-4.2 M vertices 0.77-0.97x (genrmf, RLG, grids, DAGs), seg-dev
-     * photos alone 0.85x, in unions of 8 0.97x, batch unchanged; on the
-     * 16 Mpx grid and the 12 Mpx photo networks, wide fronts, 1.02-1.04x
-     * (H100) */
-    cfg.hops = env_int("FLOWCUT_GPU_BFS_HOPS", n <= (8 << 20) ? 16 : 0);
+     * dependent loads either way, so fewer grid barriers shorten the BFS
+     * only where frontiers are narrow; wide fronts were slower */
+    cfg.hops = tune->bfs_hops >= 0 ? tune->bfs_hops : n <= (8 << 20) ? 16 : 0;
     /* bfs_hops labels by atomicMin alone (no load of the height first)
      * while a frontier has fewer than 16,384 vertices, on graphs of low
      * degree without hubs: one memory round trip fewer a level, where
-     * levels wait on latency (genrmf, RLG 0.93-0.96x); wide frontiers (unions
-     * of photos' networks: 1.6x slower BFS) and dense graphs (a DAG's
-     * thousands of arcs into each vertex) queue on the atomics instead */
-    d.bfs_direct = env_int("FLOWCUT_GPU_BFS_DIRECT", cfg.group <= 8 && d.hub_deg == 0 ? 16384 : 0);
-    cfg.hops_blocks = cfg.hops > 0 ? coop_grid(s->device, hops_kernel(cfg.group), s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2)) : 0;
-    cfg.coop_blocks = env_int("FLOWCUT_GPU_COOP", 1)
-                          ? coop_grid(s->device, coop_kernel(cfg.group), s->sm_count * env_int("FLOWCUT_GPU_COOP_PER_SM", 2))
-                          : 0;
+     * levels wait on latency; wide frontiers (unions of photos' networks)
+     * and dense graphs (a DAG's thousands of arcs into each vertex) queue
+     * on the atomics instead */
+    d.bfs_direct = tune->bfs_direct >= 0 ? tune->bfs_direct : cfg.group <= 8 && d.hub_deg == 0 ? 16384 : 0;
+    cfg.hops_blocks = cfg.hops > 0 ? coop_grid(s->device, hops_kernel(cfg.group), s->sm_count * tune->coop_per_sm) : 0;
+    cfg.coop_blocks = tune->coop ? coop_grid(s->device, coop_kernel(cfg.group), s->sm_count * tune->coop_per_sm) : 0;
     {
         /* relabel after n visits where most arcs carry capacity both
-         * ways (grids, genrmf, photos: genrmf-wide 128 2.83 -> 2.41 s,
-         * 16 Mpx grid 0.41 -> 0.32 s), after 2n on one-way networks
-         * (Washington RLG was 23-33% slower with n, dense DAGs slower
-         * too); every 64th arc is sampled */
-        const char *w = getenv("FLOWCUT_GPU_WORK");
+         * ways (grids, genrmf, photos), after 2n on one-way networks
+         * (Washington RLG, dense DAGs); every 64th arc is sampled */
         const double per_n = f.sampled && 2 * f.two_way >= f.sampled ? 1.0 : 2.0;
-        cfg.work_limit = (w && *w ? atof(w) : per_n) * (double)n;
+        cfg.work_limit = (tune->work > 0 ? tune->work : per_n) * (double)n;
     }
     if (cfg.cycles < 1)
         cfg.cycles = 1;
     if (cfg.batch < 1)
         cfg.batch = 1;
-    int32_t interval = opt->gpu_relabel_interval;
-    if (interval <= 0) {
+    int32_t interval = tune->interval;
+    if (interval <= 0) { /* ECL-MaxFlow's max(100, V^2 / (1000 E)), at most 10^6 */
         double ecl = (double)n * (double)n / (1000.0 * (m ? m : 1));
         interval = ecl < 100 ? 100 : ecl > 1e6 ? 1000000 : (int32_t)ecl;
-        interval = env_int("FLOWCUT_GPU_INTERVAL", interval);
     }
     *cfg_out = cfg;
     *interval_out = interval;
@@ -1817,7 +1796,7 @@ extern "C" int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_op
         int32_t interval;
         graph_facts facts = {0, 0, 0};
         add_facts(g, &facts);
-        make_config(s, n, m, facts, opt, &cfg, &interval);
+        make_config(s, n, m, facts, &cfg, &interval);
 
         for (int i = 0; i < 4; i++)
             CUDA_TRY(cudaEventCreate(&ev[i]));
@@ -2198,7 +2177,7 @@ static int solve_union(mf_gpu_solver *s, const mf_graph *const *parts, const mf_
          * and arcs (facts, above) */
         engine_cfg cfg;
         int32_t interval;
-        make_config(s, n, m, facts, &o, &cfg, &interval);
+        make_config(s, n, m, facts, &cfg, &interval);
         for (int i = 0; i < 3; i++)
             CUDA_TRY(cudaEventCreate(&ev[i]));
         mf_stats stats;
