@@ -4,7 +4,6 @@
  * share (terminal residuals per vertex, pre-cancelled s->v->t capacity,
  * flows mapped back onto terminal arcs). Both return a valid flow, so
  * every solve is checked as a flow. */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +11,7 @@
 
 #include "test_support.h"
 #include "internal.h" /* mf_test_fail_allocation */
+#include "tuning.h"   /* BK's blocks and spines on small graphs */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,41 +107,14 @@ static mf_options grid_with_reference(int32_t width, int32_t height, int conn, u
     return opt;
 }
 
-/* BK: a path whose root runs dry borrows the terminal residual of the
- * roots beside it (bk_engine.c, gather_roots). On segmentation-like grids,
- * where every pixel has terminal capacity, that must give push-relabel's
- * value and cut, a valid flow, and fewer augmentations than without. */
-static void test_roots_lend_to_paths(void **state)
+/* BK's tuning with blocks of 60 vertices allowed whatever their arcs
+ * cross, so that small graphs merge blocks on a few threads. */
+static void small_blocks(void)
 {
-    (void)state;
-    if (PATH_ALGORITHM != MF_CPU_BK)
-        skip(); /* IBFS does not lend */
-    for (int conn = 4; conn <= 8; conn += 4) {
-        mf_arclist list;
-        mf_graph g;
-        mf_result pr, lend, plain;
-        mf_error err = {0};
-        mf_options opt = grid_with_reference(90, 70, conn, 11, &list, &g, &pr);
-        assert_int_equal(mf_solve(&g, &opt, &lend, &err), MF_OK);
-        setenv("FLOWCUT_BK_LEND", "0", 1);
-        assert_int_equal(mf_solve(&g, &opt, &plain, &err), MF_OK);
-        unsetenv("FLOWCUT_BK_LEND");
-        for (int i = 0; i < 2; i++) {
-            const mf_result *r = i ? &plain : &lend;
-            assert_true(r->flow_value == pr.flow_value);
-            assert_memory_equal(r->source_side, pr.source_side, (size_t)g.num_vertices);
-            if (mf_verify(&g, r, 1, &err) != MF_OK)
-                fail_msg("grid %d-connected, %s: %s", conn, i ? "no lending" : "lending", err.message);
-        }
-        if (!(lend.stats.pushes < plain.stats.pushes))
-            fail_msg("grid %d-connected: %lld augmentations lending, %lld without", conn,
-                     (long long)lend.stats.pushes, (long long)plain.stats.pushes);
-        mf_result_free(&pr);
-        mf_result_free(&lend);
-        mf_result_free(&plain);
-        mf_graph_free(&g);
-        mf_arclist_free(&list);
-    }
+    mf_bk_tuning t = mf_bk_tuning_default();
+    t.min_block = 60;
+    t.max_crossing = 1;
+    mf_bk_tuning_set(&t);
 }
 
 /* Calls fn on the segmentation-like grids of the excess and spine tests
@@ -150,8 +123,7 @@ static void test_roots_lend_to_paths(void **state)
 typedef void (*grid_case)(mf_graph *g, mf_options *opt, const mf_result *pr, int conn, uint64_t seed, void *ctx);
 static void over_small_grids(grid_case fn, void *ctx)
 {
-    setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
-    setenv("FLOWCUT_BK_MAX_CROSSING", "1", 1);
+    small_blocks();
     for (int conn = 4; conn <= 8; conn += 4)
         for (uint64_t seed = 1; seed <= 4; seed++) {
             mf_arclist list;
@@ -163,8 +135,7 @@ static void over_small_grids(grid_case fn, void *ctx)
             mf_graph_free(&g);
             mf_arclist_free(&list);
         }
-    unsetenv("FLOWCUT_BK_MIN_BLOCK");
-    unsetenv("FLOWCUT_BK_MAX_CROSSING");
+    mf_bk_tuning_set(NULL);
 }
 
 static void excess_case(mf_graph *g, mf_options *opt, const mf_result *pr, int conn, uint64_t seed, void *ctx)
@@ -172,44 +143,42 @@ static void excess_case(mf_graph *g, mf_options *opt, const mf_result *pr, int c
     int64_t *walked = ctx;
     mf_result r;
     mf_error err = {0};
-    opt->cut_only = 1;
-    for (int run = 0; run < 16; run++) {
-        int excess = run & 1, lend = (run >> 1) & 1, stamp = !(run >> 3);
-        opt->threads = (run >> 2) & 1 ? 3 : 1;
-        setenv("FLOWCUT_BK_EXCESS", excess ? "1" : "0", 1);
-        setenv("FLOWCUT_BK_LEND", lend ? "1" : "0", 1);
-        setenv("FLOWCUT_BK_STAMP", stamp ? "1" : "0", 1);
+    mf_bk_tuning t = *mf_bk_tuning_get();
+    t.spine_length = INT32_MAX;
+    mf_bk_tuning_set(&t);
+    /* one thread: one block, with excesses if cut only; three: merged
+     * blocks, which keep none */
+    for (int run = 0; run < 4; run++) {
+        opt->cut_only = run & 1;
+        opt->threads = run & 2 ? 3 : 1;
         assert_int_equal(mf_solve(g, opt, &r, &err), MF_OK);
         if (r.flow_value != pr->flow_value || memcmp(r.source_side, pr->source_side, (size_t)g->num_vertices))
-            fail_msg("grid %d-connected seed %llu, excesses %d, lending %d, stamps %d, %d threads: value "
-                     "%lld, push-relabel %lld, or the cut differs",
-                     conn, (unsigned long long)seed, excess, lend, stamp, opt->threads, (long long)r.flow_value,
+            fail_msg("grid %d-connected seed %llu, cut only %d, %d threads: value %lld, push-relabel %lld, or "
+                     "the cut differs",
+                     conn, (unsigned long long)seed, opt->cut_only, opt->threads, (long long)r.flow_value,
                      (long long)pr->flow_value);
-        if (opt->threads == 1 && lend && stamp)
-            walked[excess] += r.stats.visits;
+        if (opt->threads == 1)
+            walked[opt->cut_only] += r.stats.visits;
         mf_result_free(&r);
     }
+    opt->cut_only = 0;
 }
 
 /* BK, cut only: the source side sends all it can along a path and the
  * sink side keeps what an arc cannot pass as an excess (bk_engine.c,
- * augment, discharge). On segmentation-like grids, with and without
- * lending, with and without the path's trunk stamped after each
- * augmentation (stamp_trunk; full flows with stamps are verified by every
- * other test), on one thread and on blocks merged by three: push-relabel's
- * value and canonical cut, and fewer vertices walked than without. */
+ * augment, discharge), where the graph is one block. On
+ * segmentation-like grids, on one thread and on blocks merged by three:
+ * push-relabel's value and canonical cut, and on one thread fewer
+ * vertices walked than a full-flow solve, which keeps no excesses (its
+ * spines held off by a path length no path reaches, so that both walk
+ * every path). */
 static void test_excesses_keep_value_and_cut(void **state)
 {
     (void)state;
     if (PATH_ALGORITHM != MF_CPU_BK)
         skip(); /* IBFS keeps no excesses */
-    setenv("FLOWCUT_BK_SPINE", "0", 1); /* excesses against BK's plain walks (spines: the test below) */
     int64_t walked[2] = {0, 0};
     over_small_grids(excess_case, walked);
-    unsetenv("FLOWCUT_BK_EXCESS");
-    unsetenv("FLOWCUT_BK_LEND");
-    unsetenv("FLOWCUT_BK_STAMP");
-    unsetenv("FLOWCUT_BK_SPINE");
     if (!(walked[1] < walked[0]))
         fail_msg("%lld vertices walked with excesses, %lld without", (long long)walked[1], (long long)walked[0]);
 }
@@ -219,32 +188,33 @@ static void spine_case(mf_graph *g, mf_options *opt, const mf_result *pr, int co
     int64_t *walked = ctx;
     mf_result r;
     mf_error err = {0};
-    for (int run = 0; run < 12; run++) {
-        /* spines off, from the first path (these grids' paths are short),
-         * or switched on and off by a low path length */
-        int spine = run % 3, lend = (run / 3) & 1;
-        opt->threads = (run / 6) & 1 ? 3 : 1;
-        setenv("FLOWCUT_BK_SPINE", spine ? "1" : "0", 1);
-        setenv("FLOWCUT_BK_SPINE_LENGTH", spine == 1 ? "0" : "12", 1);
-        setenv("FLOWCUT_BK_LEND", lend ? "1" : "0", 1);
+    for (int run = 0; run < 6; run++) {
+        /* spines never (a path length no path reaches), from the first
+         * path (these grids' paths are short), or switched on and off by
+         * a low path length */
+        static const int32_t length[3] = {INT32_MAX, 0, 12};
+        int spine = run % 3;
+        opt->threads = run / 3 ? 3 : 1;
+        mf_bk_tuning t = *mf_bk_tuning_get();
+        t.spine_length = length[spine];
+        mf_bk_tuning_set(&t);
         assert_int_equal(mf_solve(g, opt, &r, &err), MF_OK);
         if (r.flow_value != pr->flow_value || memcmp(r.source_side, pr->source_side, (size_t)g->num_vertices))
-            fail_msg("grid %d-connected seed %llu, spines %d, lending %d, %d threads: value %lld, "
-                     "push-relabel %lld, or the cut differs",
-                     conn, (unsigned long long)seed, spine, lend, opt->threads, (long long)r.flow_value,
+            fail_msg("grid %d-connected seed %llu, spines %d, %d threads: value %lld, push-relabel %lld, or the "
+                     "cut differs",
+                     conn, (unsigned long long)seed, spine, opt->threads, (long long)r.flow_value,
                      (long long)pr->flow_value);
         if (mf_verify(g, &r, 1, &err) != MF_OK)
-            fail_msg("grid %d-connected seed %llu, spines %d, lending %d, %d threads: %s", conn,
-                     (unsigned long long)seed, spine, lend, opt->threads, err.message);
-        if (lend)
-            walked[spine] += r.stats.visits;
+            fail_msg("grid %d-connected seed %llu, spines %d, %d threads: %s", conn, (unsigned long long)seed,
+                     spine, opt->threads, err.message);
+        walked[spine] += r.stats.visits;
         mf_result_free(&r);
     }
 }
 
 /* BK with spines (bk_engine.c, bk_spine: the last path's branches cached
- * with the flow their arcs do not show yet), with and without lending, on
- * one thread and on blocks merged by three, full flows: push-relabel's
+ * with the flow their arcs do not show yet), on one thread and on blocks
+ * merged by three, full flows: push-relabel's
  * value and canonical cut, a valid flow (so every arc got its flow when
  * it left a spine), and fewer vertices walked than without spines. */
 static void test_spines_keep_flow_and_cut(void **state)
@@ -254,9 +224,6 @@ static void test_spines_keep_flow_and_cut(void **state)
         skip(); /* IBFS has no spines */
     int64_t walked[3] = {0, 0, 0};
     over_small_grids(spine_case, walked);
-    unsetenv("FLOWCUT_BK_SPINE");
-    unsetenv("FLOWCUT_BK_SPINE_LENGTH");
-    unsetenv("FLOWCUT_BK_LEND");
     if (!(walked[1] < walked[0]) || !(walked[2] < walked[0]))
         fail_msg("%lld and %lld vertices walked with spines (always, switched), %lld without", (long long)walked[1],
                  (long long)walked[2], (long long)walked[0]);
@@ -376,8 +343,7 @@ static void grid_cuts_agree(int32_t width, int32_t height, int conn, uint64_t se
 static void test_thread_counts_give_identical_cuts(void **state)
 {
     (void)state;
-    setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
-    setenv("FLOWCUT_BK_MAX_CROSSING", "1", 1);
+    small_blocks();
     mf_error err = {0};
     for (int family = 0; family < FAMILY_COUNT; family++) {
         for (uint64_t seed = 1; seed <= 12; seed++) {
@@ -416,13 +382,14 @@ static void test_thread_counts_give_identical_cuts(void **state)
     grid_cuts_agree(210, 160, 4, 9, 16, 2, 0);
     grid_cuts_agree(210, 160, 8, 9, 16, 2, 0);
     /* as many blocks as threads, and 4 a thread (up to the cap of 64 blocks) */
-    setenv("FLOWCUT_BK_BLOCKS_PER_THREAD", "1", 1);
+    mf_bk_tuning t = *mf_bk_tuning_get();
+    t.blocks_per_thread = 1;
+    mf_bk_tuning_set(&t);
     grid_cuts_agree(300, 120, 8, 4, 24, 1, 1);
-    setenv("FLOWCUT_BK_BLOCKS_PER_THREAD", "4", 1);
+    t.blocks_per_thread = 4;
+    mf_bk_tuning_set(&t);
     grid_cuts_agree(300, 120, 8, 4, 24, 4, 1);
-    unsetenv("FLOWCUT_BK_BLOCKS_PER_THREAD");
-    unsetenv("FLOWCUT_BK_MIN_BLOCK");
-    unsetenv("FLOWCUT_BK_MAX_CROSSING");
+    mf_bk_tuning_set(NULL);
 }
 
 /* A cut-only solve that sets up on one thread reads no in-lists (a
@@ -487,8 +454,10 @@ static void test_hubs_and_scattered_arcs(void **state)
         if (v != g.source && v != g.sink && g.out_start[v + 1] - g.out_start[v] > max_degree)
             max_degree = g.out_start[v + 1] - g.out_start[v];
     assert_true(max_degree > 64);
-    setenv("FLOWCUT_BK_SETUP", "parallel", 1);
-    setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
+    mf_bk_tuning t = mf_bk_tuning_default();
+    t.setup = MF_BK_SETUP_PARALLEL;
+    t.min_block = 60;
+    mf_bk_tuning_set(&t);
     for (int threads = 1; threads <= 4; threads++)
         for (int cut_only = 0; cut_only < 2; cut_only++) {
             mf_options opt = path_options(threads, cut_only);
@@ -501,7 +470,8 @@ static void test_hubs_and_scattered_arcs(void **state)
                 assert_int_equal(r.stats.rounds, 1); /* one block: its arcs cross them all */
             mf_result_free(&r);
         }
-    unsetenv("FLOWCUT_BK_SETUP");
+    t.setup = MF_BK_SETUP_AUTO;
+    mf_bk_tuning_set(&t);
     free(want);
     mf_graph_free(&g);
     mf_arclist_free(&list);
@@ -517,7 +487,7 @@ static void test_hubs_and_scattered_arcs(void **state)
         mf_graph_free(&g);
         mf_arclist_free(&list);
     }
-    unsetenv("FLOWCUT_BK_MIN_BLOCK");
+    mf_bk_tuning_set(NULL);
 }
 
 /* A block or merge that cannot get its buffers fails the solve cleanly, on
@@ -531,8 +501,7 @@ static void test_allocation_failure_in_blocks(void **state)
     (void)state;
     if (PATH_ALGORITHM != MF_CPU_BK)
         skip(); /* IBFS has no blocks */
-    setenv("FLOWCUT_BK_MIN_BLOCK", "60", 1);
-    setenv("FLOWCUT_BK_MAX_CROSSING", "1", 1); /* thin bands of a small grid */
+    small_blocks(); /* thin bands of a small grid */
     mf_error err = {0};
     mf_arclist list;
     mf_graph g;
@@ -541,9 +510,8 @@ static void test_allocation_failure_in_blocks(void **state)
     assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
     mf_options opt = path_options(1, 1);
     assert_int_equal(mf_solve(&g, &opt, &one, &err), MF_OK);
-    opt.threads = 6; /* 12 blocks (a border list each), 23 tasks of 4 buffers each (with
-                      * excesses in merged blocks, each task keeps a stack of them too) */
-    setenv("FLOWCUT_BK_EXCESS", "1", 1);
+    opt.threads = 6; /* 12 blocks (a border list each), 23 tasks of 7 buffers each (a queue, the
+                      * orphans, the path and the two spines' two arrays) */
     int failures = 0, one_block = 0;
     for (int64_t after = 0;; after++) {
         mf_test_fail_allocation(after);
@@ -566,13 +534,11 @@ static void test_allocation_failure_in_blocks(void **state)
         assert_true(after < 1000);
     }
     assert_int_equal(one_block, 12);
-    assert_int_equal(failures, 4 * 23);
+    assert_int_equal(failures, 7 * 23);
     mf_result_free(&one);
     mf_graph_free(&g);
     mf_arclist_free(&list);
-    unsetenv("FLOWCUT_BK_EXCESS");
-    unsetenv("FLOWCUT_BK_MIN_BLOCK");
-    unsetenv("FLOWCUT_BK_MAX_CROSSING");
+    mf_bk_tuning_set(NULL);
 }
 
 int main(void)
@@ -583,7 +549,6 @@ int main(void)
         cmocka_unit_test(test_terminal_arcs_of_every_kind),
         cmocka_unit_test(test_value_beyond_32_bits),
         cmocka_unit_test(test_grids_match_push_relabel),
-        cmocka_unit_test(test_roots_lend_to_paths),
         cmocka_unit_test(test_excesses_keep_value_and_cut),
         cmocka_unit_test(test_spines_keep_flow_and_cut),
         cmocka_unit_test(test_thread_counts_give_identical_cuts),

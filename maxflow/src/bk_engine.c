@@ -24,6 +24,7 @@
  * cut-only solve lets paths leave excesses instead (augment), which keep
  * the value and the cut but not conservation. */
 #include "cpu_engines.h"
+#include "tuning.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -37,15 +38,8 @@ enum { FREE = 0, SRC_TREE = 1, SNK_TREE = 2, TERMINAL_VERTEX = 3 };
 #define ORPHAN (-3)
 #define FAR_AWAY INT32_MAX
 
-/* Blocks of fewer vertices are not worth a thread; a graph whose arcs
- * cross blocks more than this often (not a grid in row order) runs on
- * one (both measured on photos and DIMACS families). 30,000 rather than
- * 40,000: a photo's flow often sits in one band, and on 16 cores a 0.17
- * Mpx network in four blocks left that band to one thread (16 threads
- * against 1, 37 networks, 3 rounds: worst 0.885 against 1.12;
- * tests/bench/thread_floor.sh with MIN_BLOCKS). */
-#define MIN_BLOCK_VERTICES 30000 /* FLOWCUT_BK_MIN_BLOCK overrides (tests, experiments) */
-#define MAX_CROSSING_FRACTION 0.05 /* FLOWCUT_BK_MAX_CROSSING overrides */
+/* The smallest block, the blocks a thread and the crossing fraction
+ * that keeps a graph in one block are tuning parameters (tuning.h). */
 #define MAX_BLOCKS 64
 #define MAX_DEGREE_LEND 32 /* roots of more arcs gather nothing (no stack room) */
 
@@ -122,12 +116,10 @@ typedef struct bk_run {
     int64_t flow;
     int64_t augmentations; /* paths, a discharge's too */
     int64_t walked;        /* their vertices */
-    int lend;         /* roots lend to drained paths (gather_roots); FLOWCUT_BK_LEND=0: not (tests) */
-    int excess;       /* a cut-only solve: paths leave imbalances (augment) */
-    int stamp_path;   /* stamp_trunk after each augmentation; FLOWCUT_BK_STAMP=0: not (tests) */
-    int spines;       /* may cache the last path's branches (bk_spine); FLOWCUT_BK_SPINE=0: not. Not with excesses */
+    int excess;       /* a cut-only solve on one block: paths leave imbalances (augment) */
+    int spines;       /* may cache the last path's branches (bk_spine): whenever there are no excesses */
     int spine_on;     /* does now: the paths are long (spine_switch) */
-    int32_t spine_length; /* mean path length that turns them on; FLOWCUT_BK_SPINE_LENGTH overrides (tests) */
+    int32_t spine_length; /* mean path length that turns them on (mf_bk_tuning; 0: from the first path) */
     int32_t last_length; /* the last path's vertices */
     int32_t window;   /* paths since the last switch decision, and their length */
     int64_t window_length;
@@ -322,13 +314,12 @@ static void spine_send(bk_run *b, uint8_t side, int64_t across)
 }
 
 #define SPINE_WINDOW 256    /* paths between decisions */
-#define SPINE_LENGTH 96     /* mean path length (vertices) from which spines pay */
 
 /* Spines pay where paths are long and come in hot spots; on short paths
- * (the seg-dev photos' default networks: 17-113 vertices a path on
- * average) the appends and cuts cost what the walks they save did. So a
- * run decides every SPINE_WINDOW paths from their mean length, with
- * hysteresis (off again below half). */
+ * (photos' networks: 17-113 vertices a path on average) the appends and
+ * cuts cost what the walks they save did. So a run decides every
+ * SPINE_WINDOW paths from their mean length against spine_length
+ * (mf_bk_tuning), with hysteresis (off again below half). */
 static void spine_switch(bk_run *b, int32_t length)
 {
     b->window_length += length;
@@ -565,12 +556,12 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
     int ns = 0, nt = 0;
     int64_t want = b->excess ? cap_s : (cap_s < cap_t ? cap_s : cap_t);
     int64_t have = b->tr[src_root];
-    if (have < want && b->lend)
+    if (have < want)
         have += gather_roots(b, src_root, SRC_TREE, want - have, lend_s, amt_s, &ns);
     int64_t give = have < want ? have : want;
     int64_t arrive = give < cap_t ? give : cap_t; /* what reaches the sink root */
     have = -b->tr[snk_root];
-    if (have < arrive && b->lend)
+    if (have < arrive)
         have += gather_roots(b, snk_root, SNK_TREE, arrive - have, lend_t, amt_t, &nt);
     int64_t take = have < arrive ? have : arrive;
     int64_t across = b->excess ? give : take;
@@ -589,7 +580,7 @@ static void augment(bk_run *b, int32_t x, int32_t xy)
     if (b->spine_on)
         spine_send(b, SNK_TREE, at_root);
     settle_root(b, snk_root, SNK_TREE, at_root, take);
-    if (b->stamp_path && !b->spine_on) { /* a spine's depths stand for the stamps */
+    if (!b->spine_on) { /* a spine's depths stand for the stamps */
         stamp_trunk(b, 0, split);
         stamp_trunk(b, split, b->plen);
     }
@@ -619,7 +610,7 @@ static __attribute__((noinline)) void discharge(bk_run *b, int32_t v)
     int64_t amt[MAX_DEGREE_LEND];
     int n = 0;
     int64_t have = -b->tr[u];
-    if (have < cap && b->lend)
+    if (have < cap)
         have += gather_roots(b, u, SNK_TREE, cap - have, lend, amt, &n);
     int64_t used = have < cap ? have : cap; /* cap: what reaches the root */
     lend_for(b, u, SNK_TREE, used, lend, amt, n);
@@ -997,18 +988,15 @@ static void free_borders(bk_border *border, int k)
     }
 }
 
-/* Blocks per thread (FLOWCUT_BK_BLOCKS_PER_THREAD overrides, experiments). */
-#define BLOCKS_PER_THREAD 2
-
 /* The blocks a graph of n vertices gets on `threads` threads before its
- * arcs are looked at: BLOCKS_PER_THREAD a thread, at most MAX_BLOCKS,
- * none of fewer than MIN_BLOCK_VERTICES (1: the graph is one block). */
+ * arcs are looked at: blocks_per_thread a thread, at most MAX_BLOCKS,
+ * none of fewer than min_block vertices (mf_bk_tuning; 1: the graph is
+ * one block). */
 static int block_count(int32_t n, int threads)
 {
-    const char *per_env = getenv("FLOWCUT_BK_BLOCKS_PER_THREAD");
-    const char *min_env = getenv("FLOWCUT_BK_MIN_BLOCK");
-    int per = per_env && atoi(per_env) > 0 ? atoi(per_env) : BLOCKS_PER_THREAD;
-    int64_t min_block = min_env && atol(min_env) > 0 ? atol(min_env) : MIN_BLOCK_VERTICES;
+    const mf_bk_tuning *tune = mf_bk_tuning_get();
+    int per = tune->blocks_per_thread > 0 ? tune->blocks_per_thread : 1;
+    int64_t min_block = tune->min_block > 0 ? tune->min_block : 1;
     if (threads < 2)
         return 1;
     int64_t k = (int64_t)threads * per;
@@ -1021,8 +1009,7 @@ static int block_count(int32_t n, int threads)
 
 static double max_crossing(void)
 {
-    const char *env = getenv("FLOWCUT_BK_MAX_CROSSING");
-    return env ? atof(env) : MAX_CROSSING_FRACTION;
+    return mf_bk_tuning_get()->max_crossing;
 }
 
 /* Whether the arcs of every 64th vertex cross k equal vertex ranges more
@@ -1102,13 +1089,6 @@ static int plan_blocks(const mf_graph *g, const mf_residual *r, int k, int threa
     return k;
 }
 
-/* An experiment switch that is on unless its variable says 0. */
-static int switched_on(const char *name)
-{
-    const char *env = getenv(name);
-    return !env || atoi(env) != 0;
-}
-
 static void job_init(bk_job *j, mf_residual *r, bk_node *v, int32_t *up, int64_t *tr, int32_t lo, int32_t hi,
                      int32_t mid, int32_t time, int excess)
 {
@@ -1121,13 +1101,10 @@ static void job_init(bk_job *j, mf_residual *r, bk_node *v, int32_t *up, int64_t
     j->run.lo = lo;
     j->run.size = hi - lo;
     j->run.time = time; /* above every stamp of the levels before */
-    j->run.lend = switched_on("FLOWCUT_BK_LEND");
     j->run.excess = excess;
-    j->run.stamp_path = switched_on("FLOWCUT_BK_STAMP");
-    j->run.spines = !excess && switched_on("FLOWCUT_BK_SPINE");
-    const char *length = getenv("FLOWCUT_BK_SPINE_LENGTH");
-    j->run.spine_length = length ? atoi(length) : SPINE_LENGTH;
-    j->run.spine_on = j->run.spines && j->run.spine_length <= 0; /* 0: always (tests) */
+    j->run.spines = !excess;
+    j->run.spine_length = mf_bk_tuning_get()->spine_length;
+    j->run.spine_on = j->run.spines && j->run.spine_length <= 0; /* 0: from the first path */
     j->mid = mid;
 }
 
@@ -1166,7 +1143,6 @@ typedef struct bk_pool {
     int *ready, nready; /* a stack: a merge just made ready runs next */
     int left;           /* tasks not finished */
     int nomem;
-    int excess;         /* paths leave imbalances (a cut-only solve) */
     int64_t flow, augmentations, walked;
     bk_times times;
 } bk_pool;
@@ -1186,7 +1162,7 @@ static void *pool_worker(void *arg)
         pthread_mutex_unlock(&p->lock);
         double t0 = mf_now();
         if (!skip) {
-            job_init(&t->job, p->r, p->v, p->up, p->tr, t->lo, t->hi, t->mid, t->time, p->excess);
+            job_init(&t->job, p->r, p->v, p->up, p->tr, t->lo, t->hi, t->mid, t->time, 0);
             t->job.leaves = p->border + t->leaf_lo;
             t->job.nleaves = t->leaf_hi - t->leaf_lo;
             job_main(&t->job);
@@ -1240,7 +1216,8 @@ static int merge_tree(bk_task *tasks, int lo, int hi, int *count)
     return m;
 }
 
-/* excess: 0 none, 1 on one block alone, 2 in merged blocks too (mf_bk) */
+/* excess: the paths of a graph solved as one block leave excesses (mf_bk);
+ * blocks and merges never do */
 static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *up, int64_t *tr, int threads,
                         int blocks, int excess, int64_t *flow, int64_t *augmentations, int64_t *walked,
                         int *blocks_used, bk_times *times)
@@ -1251,7 +1228,7 @@ static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *
     *blocks_used = k;
     if (k == 1) {
         bk_job job;
-        job_init(&job, r, v, up, tr, 0, g->num_vertices, -1, 0, excess != 0);
+        job_init(&job, r, v, up, tr, 0, g->num_vertices, -1, 0, excess);
         double t0 = mf_now();
         job_main(&job);
         times->work = times->critical = times->longest = mf_now() - t0;
@@ -1270,7 +1247,7 @@ static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *
     int count = k;
     merge_tree(tasks, 0, k, &count);
     bk_pool p = {.tasks = tasks, .r = r, .v = v, .up = up, .tr = tr, .border = border, .ready = ready,
-                 .left = count, .excess = excess == 2};
+                 .left = count};
     for (int i = 0; i < k; i++)
         ready[p.nready++] = k - 1 - i; /* the first blocks first */
     pthread_mutex_init(&p.lock, NULL);
@@ -1296,21 +1273,24 @@ static int solve_blocks(const mf_graph *g, mf_residual *r, bk_node *v, int32_t *
 
 /* Blocks planned before the set-up (block_count, or one for scattered
  * arcs), and whether the set-up runs on one thread: the residual graph
- * and the terminal residuals in two passes over the arcs (mf_cut_setup; a
- * 0.14 Mpx photo's solve 12.8 -> 10.1 ms), for a graph that is one block
- * (one thread among them) and below 131,072 vertices, which the threaded
- * passes (grain 65,536) would not split. Otherwise the threaded passes,
- * which on 2 threads won as often as they lost. FLOWCUT_BK_SETUP=
- * fused|parallel overrides (experiments). A cut-only solve alone can take
- * it (the flows come from the threaded layout). */
+ * and the terminal residuals in two passes over the arcs (mf_cut_setup,
+ * which streams the arcs once where the threaded passes look up every
+ * vertex's in-arcs), for a graph that is one block (one thread among
+ * them) and below 131,072 vertices, which the threaded passes (grain
+ * 65,536) would not split. Otherwise the threaded passes, which on 2
+ * threads won as often as they lost (mf_bk_tuning.setup can force
+ * either). A cut-only solve alone can take it (the flows come from
+ * the threaded layout). */
 static int bk_set_up_plan(const mf_graph *g, const mf_options *opt, int threads, int *planned)
 {
-    const char *setup = getenv("FLOWCUT_BK_SETUP");
+    int setup = mf_bk_tuning_get()->setup;
     int32_t n = g->num_vertices;
     *planned = block_count(n, threads);
     if (*planned > 1 && crosses_blocks(g, *planned))
         *planned = 1;
-    return opt->cut_only && (setup ? !strcmp(setup, "fused") : *planned == 1 || n < 131072);
+    if (setup != MF_BK_SETUP_AUTO)
+        return opt->cut_only && setup == MF_BK_SETUP_FUSED;
+    return opt->cut_only && (*planned == 1 || n < 131072);
 }
 
 int mf_bk_streams_arcs(const mf_graph *g, const mf_options *opt)
@@ -1371,16 +1351,12 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
         bk_pass pass = {.v = v};
         mf_parallel_for(threads, n, 65536, clear_nodes, &pass);
         v[g->source].tree = v[g->sink].tree = TERMINAL_VERTEX;
-        /* Excesses only where no flow is read back, and by default only on
-         * one block: there they cut the search by 7-15% on the networks
-         * without the prior (the H100 host's 3 Mpx on one thread 5.25-5.39 ->
-         * 4.54-4.77 s), but merged blocks on 8 and 16 threads were no faster
-         * (3 Mpx 16 threads 1.13-1.19 against 1.16-1.66 s, 12 Mpx 10.4-11.0
-         * against 11.3-11.9 s, interleaved): a merge's time goes into its
-         * adoptions more than its walks. FLOWCUT_BK_EXCESS=0: never, 1: in
-         * merged blocks too (experiments, tests). */
-        const char *ex = getenv("FLOWCUT_BK_EXCESS");
-        int excess = !opt->cut_only || (ex && !atoi(ex)) ? 0 : ex ? 2 : 1;
+        /* Excesses only where no flow is read back, and only where the
+         * graph is one block: there they cut the search by 7-15% on the
+         * networks without the prior, but merged blocks on 8 and 16
+         * threads were no faster with them (a merge's time goes into its
+         * adoptions more than its walks); solve_blocks applies the rule. */
+        int excess = opt->cut_only;
         bk_times times = {0};
         rc = solve_blocks(g, &r, v, up, tr, threads, planned, excess, &flow, &augmentations, &walked, &blocks,
                           &times);
