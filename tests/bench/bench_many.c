@@ -3,13 +3,16 @@
  * Prints the wall time per network of both, median of the repeats, and
  * checks that every union result equals the solve alone (value and cut).
  *
- *   bench_many [--groups 2,4,8,16] [--repeats R] FILE.max ...
+ *   bench_many [--groups 2,4,8,16] [--repeats R] [--gpu-tuning KEY=VALUE,...] FILE.max ...
+ *
+ * --gpu-tuning sets the engine's tuning (tuning.h, mf_gpu_tuning's keys).
  *
  * Networks whose source and sink are not their last two vertices are
  * renumbered (flowcut graph already writes them last). */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_util.h"
 #include "flowcut/maxflow.h"
+#include "tuning.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,8 +78,17 @@ int main(int argc, char **argv)
                 groups[ngroups++] = atoi(p);
         } else if (!strcmp(argv[first], "--repeats") && first + 1 < argc) {
             repeats = atoi(argv[++first]);
+        } else if (!strcmp(argv[first], "--gpu-tuning") && first + 1 < argc) {
+            mf_gpu_tuning tuning = *mf_gpu_tuning_get();
+            char msg[200];
+            if (mf_gpu_tuning_parse(&tuning, argv[++first], msg, sizeof msg)) {
+                fprintf(stderr, "bench_many: %s\n", msg);
+                return 2;
+            }
+            mf_gpu_tuning_set(&tuning);
         } else {
-            fprintf(stderr, "usage: bench_many [--groups 2,4,8] [--repeats R] FILE.max ...\n");
+            fprintf(stderr, "usage: bench_many [--groups 2,4,8] [--repeats R] [--gpu-tuning KEY=VALUE,...] "
+                            "FILE.max ...\n");
             return 2;
         }
     }

@@ -5,9 +5,13 @@
  * and download; each is the median of the repeats.
  *
  * usage: bench_maxflow [--suite cpu|gpu|quick] [--repeats R] [--cpu-repeats R]
- *                      [--no-gpu] [--phase2] [--only SUBSTRING] */
+ *                      [--no-gpu] [--phase2] [--only SUBSTRING]
+ *                      [--gpu-tuning KEY=VALUE,...]
+ * --gpu-tuning sets the GPU engine's tuning (tuning.h, mf_gpu_tuning's
+ * keys), e.g. cycles=16,group=8. */
 #define _POSIX_C_SOURCE 200809L
 #include "flowcut/maxflow.h"
+#include "tuning.h"
 
 #include "bench_util.h"
 
@@ -85,9 +89,18 @@ int main(int argc, char **argv)
             phase2 = 1;
         } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
             only = argv[++i];
+        } else if (!strcmp(argv[i], "--gpu-tuning") && i + 1 < argc) {
+            mf_gpu_tuning tuning = *mf_gpu_tuning_get();
+            char msg[200];
+            if (mf_gpu_tuning_parse(&tuning, argv[++i], msg, sizeof msg)) {
+                fprintf(stderr, "bench_maxflow: %s\n", msg);
+                return 2;
+            }
+            mf_gpu_tuning_set(&tuning);
         } else {
             fprintf(stderr, "usage: bench_maxflow [--suite cpu|gpu|quick] [--repeats R] "
-                            "[--cpu-repeats R] [--no-gpu] [--phase2] [--only SUBSTRING]\n");
+                            "[--cpu-repeats R] [--no-gpu] [--phase2] [--only SUBSTRING] "
+                            "[--gpu-tuning KEY=VALUE,...]\n");
             return 2;
         }
     }

@@ -7,11 +7,15 @@
  * ends with the geometric mean of the ratios and how many networks were
  * slower on N threads by more than 2%.
  *
- *   bench_threads [--threads N] [--repeats R] FILE.max ...
+ *   bench_threads [--threads N] [--repeats R] [--bk-tuning KEY=VALUE,...] FILE.max ...
+ *
+ * --bk-tuning sets BK's tuning (tuning.h, mf_bk_tuning's keys), e.g.
+ * min_block=40000 to calibrate the smallest block.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_util.h"
 #include "flowcut/maxflow.h"
+#include "tuning.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -41,12 +45,21 @@ int main(int argc, char **argv)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = cores > 1 ? (int)cores : 2, repeats = 5, first = 1;
     for (; first < argc && argv[first][0] == '-'; first++) {
-        if (!strcmp(argv[first], "--threads") && first + 1 < argc)
+        if (!strcmp(argv[first], "--threads") && first + 1 < argc) {
             threads = atoi(argv[++first]);
-        else if (!strcmp(argv[first], "--repeats") && first + 1 < argc)
+        } else if (!strcmp(argv[first], "--repeats") && first + 1 < argc) {
             repeats = atoi(argv[++first]);
-        else {
-            fprintf(stderr, "usage: bench_threads [--threads N] [--repeats R] FILE.max ...\n");
+        } else if (!strcmp(argv[first], "--bk-tuning") && first + 1 < argc) {
+            mf_bk_tuning tuning = *mf_bk_tuning_get();
+            char msg[200];
+            if (mf_bk_tuning_parse(&tuning, argv[++first], msg, sizeof msg)) {
+                fprintf(stderr, "bench_threads: %s\n", msg);
+                return 2;
+            }
+            mf_bk_tuning_set(&tuning);
+        } else {
+            fprintf(stderr, "usage: bench_threads [--threads N] [--repeats R] [--bk-tuning KEY=VALUE,...] "
+                            "FILE.max ...\n");
             return 2;
         }
     }

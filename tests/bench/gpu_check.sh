@@ -74,12 +74,14 @@ if has sanitize; then
         done
     done
     # the BFS's grid-wide paths with no one-block levels first: bfs_hops (the default) and
-    # bfs_coop's level by level (FLOWCUT_GPU_BFS_HOPS=0), on a grid large enough for both
+    # bfs_coop's level by level (bfs_hops=0), on a grid large enough for both; bench_many
+    # checks the solve's value and cut against the solve alone
     "$F" generate grid --width 200 --height 150 --connectivity 8 -o /tmp/san-bfs.max -f
     for hops in 16 0; do
         for tool in memcheck racecheck; do
-            FLOWCUT_GPU_SMALL_BFS=0 FLOWCUT_GPU_BFS_HOPS=$hops timeout 150 compute-sanitizer --tool $tool \
-                --error-exitcode 9 "$F" maxflow --engine gpu --flow --verify /tmp/san-bfs.max >"$OUT/san-$tool-bfs$hops.log" 2>&1
+            timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$BUILD/tests/bench/bench_many" \
+                --gpu-tuning small_bfs=0,bfs_hops=$hops --groups 1 --repeats 1 /tmp/san-bfs.max \
+                >"$OUT/san-$tool-bfs$hops.log" 2>&1
             rc=$?
             note "compute-sanitizer $tool BFS hops $hops: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-bfs$hops.log" | head -1)"
         done
@@ -87,8 +89,8 @@ if has sanitize; then
     # hub rounds (a block per high-degree vertex), forced on nearly every vertex of an R-MAT graph
     "$F" generate rmat --scale 10 -o /tmp/san-rmat.max -f
     for tool in memcheck racecheck; do
-        FLOWCUT_GPU_HUB_DEGREE=3 timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$F" maxflow \
-            --engine gpu --flow --verify /tmp/san-rmat.max >"$OUT/san-$tool-hubs.log" 2>&1
+        timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$BUILD/tests/bench/bench_many" \
+            --gpu-tuning hub_degree=3 --groups 1 --repeats 1 /tmp/san-rmat.max >"$OUT/san-$tool-hubs.log" 2>&1
         rc=$?
         note "compute-sanitizer $tool hub rounds: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool-hubs.log" | head -1)"
     done
@@ -123,10 +125,10 @@ if has bench; then
 fi
 
 if has sweep; then
-    # engine knobs: each word of SWEEP is one configuration, VAR=value pairs
-    # joined by commas, e.g. SWEEP="FLOWCUT_GPU_CYCLES=1 FLOWCUT_GPU_CYCLES=8,FLOWCUT_GPU_GROUP=8"
-    for cfg in ${SWEEP:-FLOWCUT_GPU_CYCLES=1 FLOWCUT_GPU_CYCLES=4 FLOWCUT_GPU_CYCLES=8 FLOWCUT_GPU_CYCLES=16}; do
-        r=$(env ${cfg//,/ } timeout 120 "$BUILD/tests/bench/bench_maxflow" --suite gpu --repeats 3 \
+    # engine knobs: each word of SWEEP is one configuration, key=value pairs of
+    # mf_gpu_tuning (maxflow/src/tuning.h) joined by commas, e.g. SWEEP="cycles=1 cycles=8,group=8"
+    for cfg in ${SWEEP:-cycles=1 cycles=4 cycles=8 cycles=16}; do
+        r=$(timeout 120 "$BUILD/tests/bench/bench_maxflow" --suite gpu --repeats 3 --gpu-tuning "$cfg" \
             --only "${SWEEP_ONLY:-grid}" | tail -n +2)
         note "sweep $cfg:"
         note "$r"

@@ -7,7 +7,7 @@
 # alternating (bench_threads: best of REPEATS each, value and cut compared).
 #   tests/bench/thread_floor.sh FLOWCUT BENCH_THREADS [THREADS (default: all cores)] [REPEATS (default 5)]
 # MIN_BLOCKS="40000 60000 ..." runs the whole comparison once per smallest
-# block size (FLOWCUT_BK_MIN_BLOCK), to calibrate the engine's rule on a
+# block size (bench_threads --bk-tuning min_block=N), to calibrate the engine's rule on a
 # machine of many cores; ROUNDS=N (default 1) repeats each run.
 set -uo pipefail
 F=$(realpath "${1:?usage: thread_floor.sh FLOWCUT BENCH_THREADS [THREADS] [REPEATS]}")
@@ -35,7 +35,8 @@ echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 for mb in ${MIN_BLOCKS:-default}; do
     for r in $(seq "${ROUNDS:-1}"); do
         [ -n "${MIN_BLOCKS:-}${ROUNDS:-}" ] && echo "== smallest block: $mb, round $r"
-        [ "$mb" = default ] || export FLOWCUT_BK_MIN_BLOCK=$mb
-        "$BT" --threads "$THREADS" --repeats "$REPEATS" "$T"/*.max
+        tuning=()
+        [ "$mb" = default ] || tuning=(--bk-tuning "min_block=$mb")
+        "$BT" --threads "$THREADS" --repeats "$REPEATS" "${tuning[@]}" "$T"/*.max
     done
 done
