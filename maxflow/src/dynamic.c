@@ -251,6 +251,115 @@ static int cpu_result(mf_dynamic *d, int64_t value, mf_result *res)
     return MF_OK;
 }
 
+int mf_dynamic_arc_flow(const mf_dynamic *d, int32_t a, int32_t *flow)
+{
+    *flow = 0;
+    if (!d || a < 0 || a >= d->g.num_arcs || d->engine != MF_ENGINE_CPU)
+        return MF_ERR_INVALID;
+    if (!d->solved || !d->pr_ready)
+        return MF_OK; /* nothing solved yet: no flow */
+    const mf_pr *e = &d->pr;
+    int32_t u = mf_arc_tail(&d->g, a);
+    *flow = d->g.arc_cap[a] - e->arcs[mf_residual_forward(&e->resid, &d->g, u, a)].res;
+    return MF_OK;
+}
+
+/* A warm re-solve by augmenting paths: BK (or the CPU engine auto picks)
+ * solves the residual network of the current preflow, each inner vertex's
+ * excess offered back through its source arc, and its flow is added to the
+ * state. The preflow stays a maximum one and its residual the same, so
+ * the canonical cut is the cold solve's. Where many terminal arcs changed
+ * (a photo's re-fitted models or prior), routing the new flow by paths
+ * beats push-relabel's repair, which spreads it by local pushes.
+ * Needs a valid preflow (no deficit) and a source arc for every vertex
+ * with excess; returns 1 (not done, state untouched) otherwise. */
+/* Whether arc a (tail u) is the source arc through which its head's excess
+ * is offered (src_arc[v]: v's first source arc, for inner vertices with
+ * excess when the solve starts; -1 for the others). */
+static int offers_excess(const mf_graph *g, const int32_t *src_arc, int32_t u, int32_t a)
+{
+    return u == g->source && src_arc[g->arc_head[a]] == a;
+}
+
+static int warm_by_paths(mf_dynamic *d, mf_result *res, mf_error *err)
+{
+    mf_pr *e = &d->pr;
+    mf_graph *g = &d->g;
+    const int32_t s = g->source, t = g->sink, n = g->num_vertices;
+    int32_t *src_arc = malloc(sizeof(int32_t) * (size_t)n);
+    mf_graph r = *g;
+    r.arc_cap = malloc(sizeof(int32_t) * (size_t)g->num_arcs);
+    r.arc_rcap = malloc(sizeof(int32_t) * (size_t)g->num_arcs);
+    r.input_map = NULL;
+    r.flow_offset = 0;
+    int usable = src_arc && r.arc_cap && r.arc_rcap;
+    if (usable) {
+        for (int32_t v = 0; v < n; v++)
+            src_arc[v] = -1;
+        for (int32_t a = g->out_start[s]; a < g->out_start[s + 1]; a++)
+            src_arc[g->arc_head[a]] = a;
+        for (int32_t v = 0; v < n && usable; v++) {
+            if (v == s || v == t || e->excess[v] == 0)
+                src_arc[v] = -1; /* nothing to offer */
+            else
+                usable = e->excess[v] > 0 && src_arc[v] >= 0;
+        }
+    }
+    for (int32_t u = 0; u < n && usable; u++)
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            const mf_rarc *ra = &e->arcs[mf_residual_forward(&e->resid, g, u, a)];
+            int64_t extra = offers_excess(g, src_arc, u, a) ? e->excess[g->arc_head[a]] : 0;
+            if ((int64_t)ra->res + extra + ra->rres > INT32_MAX) {
+                usable = 0; /* an excess too large to offer on its arc */
+                break;
+            }
+            r.arc_cap[a] = ra->res + (int32_t)extra;
+            r.arc_rcap[a] = ra->rres;
+        }
+    if (!usable) {
+        free(src_arc);
+        free(r.arc_cap);
+        free(r.arc_rcap);
+        return 1;
+    }
+    mf_options o = d->opt;
+    o.cut_only = 0;
+    mf_result more;
+    int rc = mf_solve_cpu(&r, &o, &more, err);
+    if (rc) {
+        free(src_arc);
+        free(r.arc_cap);
+        free(r.arc_rcap);
+        return rc;
+    }
+    for (int32_t u = 0; u < n; u++)
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            int32_t f = more.flow[a];
+            if (!f)
+                continue;
+            int32_t pos = mf_residual_forward(&e->resid, g, u, a), v = g->arc_head[a];
+            if (f > e->arcs[pos].res && offers_excess(g, src_arc, u, a))
+                f = e->arcs[pos].res; /* the rest came from v's excess: v keeps less */
+            mf_rarc_push(e->arcs, pos, f);
+            e->excess[u] -= f;
+            e->excess[v] += f;
+        }
+    res->stats = more.stats;
+    mf_result_free(&more);
+    free(src_arc);
+    free(r.arc_cap);
+    free(r.arc_rcap);
+    rc = cpu_result(d, e->excess[t] + g->flow_offset, res);
+    if (rc)
+        return mf_fail(err, rc, NULL, 0, "out of memory");
+    return MF_OK;
+}
+
+/* Warm re-solves that changed at least this fraction of the vertices'
+ * arcs route the new flow by paths (warm_by_paths); fewer changes, a
+ * stroke's, are repaired locally by push-relabel. */
+#define PATHS_CHANGED_FRACTION 0.02
+
 static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res, mf_error *err)
 {
     int cold = *cold_io;
@@ -311,6 +420,19 @@ static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res
         }
     }
     mf_pr *e = &d->pr;
+    /* (phase 2's flow decomposition stays with push-relabel) */
+    if (!cold && !deficits && !d->opt.phase2 &&
+        (double)d->nbatch >= PATHS_CHANGED_FRACTION * (double)g->num_vertices) {
+        double tp = mf_now();
+        rc = warm_by_paths(d, res, err);
+        if (rc <= 0) {
+            if (rc == 0) {
+                res->stats.solve_seconds = mf_now() - tp;
+                snprintf(res->stats.device_name, sizeof res->stats.device_name, "CPU");
+            }
+            return rc;
+        }
+    }
     e->pushes = e->relabels = e->global_relabels = 0;
     /* grown source arcs: their new room goes out at once, as in a cold start */
     mf_pr_saturate(e, s);
