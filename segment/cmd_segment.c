@@ -11,7 +11,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: flowcut segment IMAGE --seeds SEEDS -o MASK.png [options]\n"
+            "usage: flowcut segment IMAGE --seeds SEEDS|--clicks 'X,Y ...'|--box X,Y,W,H -o MASK.png\n"
             "Segments IMAGE (PNG, JPEG, BMP, TGA, GIF, PNM) with a minimum cut; writes the\n"
             "foreground mask (255 foreground, 0 background) as an 8-bit grey PNG.\n" SEG_OPTIONS_HELP
             "  -o, --output FILE     the mask\n"
@@ -22,6 +22,9 @@ static void usage(FILE *f)
             "  -f, --force           overwrite existing outputs\n"
             "  -q, --quiet           errors only\n");
 }
+
+static int segment_one(const char *image, const char *seeds, const char *out, const char *overlay,
+                       const char *cutout, int force, int show_time, int json, const seg_options *po);
 
 int cmd_segment(int argc, char **argv)
 {
@@ -41,7 +44,7 @@ int cmd_segment(int argc, char **argv)
     opterr = 0;
     while ((c = seg_next_option(argc, argv, "o:fqh", longopts, &o, &seeds, "flowcut segment")) != -1) {
         switch (c) {
-        case SEG_BAD_OPTION: return EXIT_USAGE;
+        case SEG_BAD_OPTION: seg_args_done(&o); return EXIT_USAGE;
         case 'o': out = optarg; break;
         case O_OVERLAY: overlay = optarg; break;
         case O_CUTOUT: cutout = optarg; break;
@@ -49,19 +52,29 @@ int cmd_segment(int argc, char **argv)
         case O_JSON: json = 1; break;
         case 'f': force = 1; break;
         case 'q': g_display_level = 1; break;
-        case 'h': usage(stdout); return EXIT_OK;
+        case 'h': usage(stdout); seg_args_done(&o); return EXIT_OK;
         default:
             DISPLAYLEVEL(1, "flowcut segment: unknown or incomplete option '%s'\n", argv[optind - 1]);
             usage(stderr);
+            seg_args_done(&o);
             return EXIT_USAGE;
         }
     }
-    if (optind != argc - 1 || !seeds || !out) {
-        DISPLAYLEVEL(1, "flowcut segment: needs IMAGE, --seeds (or --trimap) and -o MASK\n");
+    if (optind != argc - 1 || (!seeds && !o.prompts) || !out) {
+        DISPLAYLEVEL(1, "flowcut segment: needs IMAGE, --seeds (or --trimap, --clicks, --box) and -o MASK\n");
         usage(stderr);
+        seg_args_done(&o);
         return EXIT_USAGE;
     }
-    const char *image = argv[optind];
+    int rc = segment_one(argv[optind], seeds, out, overlay, cutout, force, show_time, json, &o);
+    seg_args_done(&o);
+    return rc;
+}
+
+static int segment_one(const char *image, const char *seeds, const char *out, const char *overlay,
+                       const char *cutout, int force, int show_time, int json, const seg_options *po)
+{
+    seg_options o = *po;
     /* refuse before any work when an output exists */
     const char *outs[3] = {out, overlay, cutout};
     for (int i = 0; i < 3; i++) {
@@ -74,7 +87,7 @@ int cmd_segment(int argc, char **argv)
     }
     /* a folder given as a file: the decoders would say only "read error" */
     const char *ins[2] = {image, seeds};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2 && ins[i]; i++) {
         struct stat st;
         if (stat(ins[i], &st) == 0 && S_ISDIR(st.st_mode)) {
             DISPLAYLEVEL(1, "flowcut: %s: is a folder, not %s\n", ins[i],

@@ -28,10 +28,51 @@ static const char *option_name(int c)
     }
 }
 
+/* --clicks TEXT or @FILE, --box X,Y,W,H: into the prompts o points to. */
+static int parse_prompt(int c, const char *arg, seg_options *o, const char *cmd)
+{
+    seg_error err = {0};
+    seg_prompts *p = (seg_prompts *)o->prompts; /* made here, so ours to fill */
+    if (!p && !(p = seg_prompts_new())) {
+        DISPLAYLEVEL(1, "%s: out of memory\n", cmd);
+        return -1;
+    }
+    o->prompts = p;
+    int rc;
+    if (c == SO_BOX) {
+        char text[256];
+        snprintf(text, sizeof text, "box %s", arg);
+        if (strlen(arg) > 200 || strchr(arg, ' ') || strchr(arg, ';') || strchr(arg, '\n')) {
+            snprintf(err.message, sizeof err.message, "--box: expected X,Y,W,H, not '%.60s'", arg);
+            rc = SEG_ERR_INVALID;
+        } else {
+            rc = seg_prompts_parse(p, text, "--box", &err);
+        }
+    } else if (arg[0] == '@') {
+        rc = seg_prompts_read_file(p, arg + 1, &err);
+    } else {
+        rc = seg_prompts_parse(p, arg, "--clicks", &err);
+    }
+    if (rc) {
+        DISPLAYLEVEL(1, "%s: %s\n", cmd, err.message);
+        return -1;
+    }
+    return 1;
+}
+
+void seg_args_done(seg_options *o)
+{
+    seg_prompts_free((seg_prompts *)o->prompts);
+    o->prompts = NULL;
+}
+
 int seg_parse_option(int c, const char *arg, seg_options *o, const char **seed_path, const char *cmd)
 {
     seg_error err = {0};
     switch (c) {
+    case SO_CLICKS:
+    case SO_BOX:
+        return parse_prompt(c, arg, o, cmd);
     case SO_SEEDS:
         *seed_path = arg;
         if (o->seeds == SEG_SEEDS_TRIMAP)

@@ -8,11 +8,12 @@
 
 enum {
     SO_SEEDS = 300, SO_TRIMAP, SO_SCRIBBLE, SO_LAMBDA, SO_CONN, SO_MODEL, SO_ITER, SO_ENGINE,
-    SO_DEVICE, SO_MAXPX, SO_CPUALG, SO_UNIFORM, SO_THREADS, SO_GEODESIC, SO_BORDER, SO_STAR
+    SO_DEVICE, SO_MAXPX, SO_CPUALG, SO_UNIFORM, SO_THREADS, SO_GEODESIC, SO_BORDER, SO_STAR, SO_CLICKS, SO_BOX
 };
 
 #define SEG_LONG_OPTIONS                                                                     \
     {"seeds", required_argument, NULL, SO_SEEDS}, {"trimap", required_argument, NULL, SO_TRIMAP}, \
+    {"clicks", required_argument, NULL, SO_CLICKS}, {"box", required_argument, NULL, SO_BOX},      \
     {"scribble-colors", optional_argument, NULL, SO_SCRIBBLE},                                   \
     {"lambda", required_argument, NULL, SO_LAMBDA},                                              \
     {"connectivity", required_argument, NULL, SO_CONN},                                          \
@@ -32,6 +33,9 @@ enum {
     "  --seeds FILE          seed image: 1 = foreground, 2 = background, 0 = unmarked\n"          \
     "                        (grey value or palette index; a colour image is read as scribbles)\n" \
     "  --trimap FILE         trimap instead: 255 foreground, 0 background, else unknown\n"        \
+    "  --clicks 'X,Y -X,Y'   clicks: X,Y on the object, -X,Y on the background (or @FILE;\n"    \
+    "                        one click is enough: the border stands in for the background)\n"  \
+    "  --box X,Y,W,H         everything outside this rectangle is background\n"               \
     "  --scribble-colors[=FG,BG]  seeds are RGB scribbles (default ff0000,0000ff)\n"              \
     "  --lambda X            smoothness weight (default 70)\n"                                    \
     "  --connectivity 4|8    pixel neighbourhood (default 8)\n"                                   \
@@ -54,13 +58,17 @@ enum {
     "  --max-pixels N        refuse larger images (default 268435456)\n"
 
 /* Handles one shared option; returns 1 when c was one of them, 0 when not,
- * -1 on a bad value (message printed). seed_path receives --seeds/--trimap. */
+ * -1 on a bad value (message printed). seed_path receives --seeds/--trimap;
+ * --clicks and --box go into prompts that o->prompts then points to (free
+ * them with seg_args_done). */
 int seg_parse_option(int c, const char *arg, seg_options *o, const char **seed_path, const char *cmd);
 
 /* getopt_long that handles the shared options itself: returns the next
  * other option (as getopt_long does), -1 at the end, or SEG_BAD_OPTION
  * once a shared option had a bad value (message printed). */
 #define SEG_BAD_OPTION (-2)
+/* Frees what parsing allocated for o (the prompts). */
+void seg_args_done(seg_options *o);
 int seg_next_option(int argc, char **argv, const char *shortopts, const struct option *longopts,
                     seg_options *o, const char **seed_path, const char *cmd);
 

@@ -60,6 +60,13 @@ def main():
         print(w, h, ch, hashlib.sha256(px).hexdigest())
     elif cmd == "foreground":
         sys.stdout.write("".join(f"{i + 1}\n" for i in range(w * h) if px[i * ch]))
+    elif cmd == "pixel":  # X Y: the first channel's value there
+        x, y = int(sys.argv[3]), int(sys.argv[4])
+        print(px[(y * w + x) * ch])
+    elif cmd == "outside-zero":  # X,Y,W,H: 1 when every pixel outside the box is 0
+        x0, y0, bw, bh = (int(v) for v in sys.argv[3].split(","))
+        print(int(all(px[(y * w + x) * ch] == 0 for y in range(h) for x in range(w)
+                      if not (x0 <= x < x0 + bw and y0 <= y < y0 + bh))))
     elif cmd == "crop":  # X Y W H OUT
         x0, y0, cw, chh = (int(v) for v in sys.argv[3:7])
         write(sys.argv[7], cw, chh, ch, b"".join(px[((y0 + y) * w + x0) * ch:((y0 + y) * w + x0 + cw) * ch] for y in range(chh)))
