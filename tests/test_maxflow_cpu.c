@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "cpu_engines.h" /* mf_cpu_auto */
+#include "cpu/cpu_engines.h" /* mf_cpu_auto */
 #include "test_support.h"
 
 #include <stdio.h>

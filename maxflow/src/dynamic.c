@@ -2,7 +2,7 @@
  * The CPU state is the push-relabel engine's residual graph and excess;
  * the GPU state stays on the device (gpu_engine.cu). Both repair the
  * preflow the same way (see maxflow.h). */
-#include "cpu_engines.h"
+#include "cpu/cpu_engines.h"
 
 #include <stdlib.h>
 #include <string.h>

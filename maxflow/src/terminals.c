@@ -2,7 +2,7 @@
  * keeps one signed terminal residual after pre-cancelling its capacity
  * from the source against its capacity to the sink; at the end the
  * terminal flow is shared out over the stored terminal arcs again. */
-#include "cpu_engines.h"
+#include "cpu/cpu_engines.h"
 
 #include <stdlib.h>
 #include <string.h>
