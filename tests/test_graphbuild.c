@@ -230,6 +230,54 @@ static void test_parallel_build_is_exact(void **state)
     free(seeds);
 }
 
+/* gb_prior_terminals gives every pixel the terminal capacities of
+ * gb_build_dynamic's network (its arcs plus what was pre-cancelled), prior
+ * on and off, border on and off, 4 and 8 neighbours, on 1 and 3 threads:
+ * what lets a session re-make them pixel by pixel and stay bit-identical. */
+static void test_prior_terminals_match_the_build(void **state)
+{
+    (void)state;
+    const int32_t w = 41, h = 29;
+    uint8_t *rgb, *seeds;
+    two_tone(w, h, 777, &rgb, &seeds);
+    const int64_t npx = (int64_t)w * h;
+    int32_t *cs = malloc(sizeof(int32_t) * npx), *ct = malloc(sizeof(int32_t) * npx),
+            *cancelled = malloc(sizeof(int32_t) * npx);
+    assert_non_null(cs);
+    assert_non_null(ct);
+    assert_non_null(cancelled);
+    for (int variant = 0; variant < 8; variant++) {
+        gb_params p;
+        gb_params_default(&p);
+        p.connectivity = variant & 1 ? 4 : 8;
+        p.geodesic = variant & 2 ? 0.0 : p.geodesic;
+        p.border = variant & 4 ? -1.0 : p.border;
+        p.threads = variant & 1 ? 3 : 1;
+        gb_models *m;
+        assert_int_equal(gb_models_fit(rgb, w, h, seeds, &p, &m), GB_OK);
+        mf_graph g;
+        int32_t K;
+        assert_int_equal(gb_build_dynamic(rgb, w, h, seeds, m, &p, &g, cancelled, &K), GB_OK);
+        gb_prior *pr;
+        assert_int_equal(gb_prior_new(rgb, w, h, &p, &pr), GB_OK);
+        assert_int_equal(gb_prior_terminals(pr, seeds, m, K, cs, ct), GB_OK);
+        for (int64_t i = 0; i < npx; i++) {
+            int32_t src = g.arc_cap[g.out_start[g.source] + i], snk = g.arc_cap[g.out_start[i + 1] - 1];
+            if (cs[i] != src + cancelled[i] || ct[i] != snk + cancelled[i])
+                fail_msg("variant %d pixel %lld: prior terminals %d/%d, the build's %d/%d", variant, (long long)i,
+                         cs[i], ct[i], src + cancelled[i], snk + cancelled[i]);
+        }
+        gb_prior_free(pr);
+        mf_graph_free(&g);
+        gb_models_free(m);
+    }
+    free(cs);
+    free(ct);
+    free(cancelled);
+    free(rgb);
+    free(seeds);
+}
+
 /* The grid form (gb_build_grid) stands for gb_build's network: expanded
  * on the host (gb_grid_to_graph: the weights from the distances, the
  * seeds' capacity) it gives the same arrays to the bit, with and without
@@ -412,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_missing_seeds_are_errors),
         cmocka_unit_test(test_export_matches_the_network),
         cmocka_unit_test(test_parallel_build_is_exact),
+        cmocka_unit_test(test_prior_terminals_match_the_build),
         cmocka_unit_test(test_grid_form_is_the_network),
         cmocka_unit_test(test_parallel_models_are_exact),
         cmocka_unit_test(test_uniform_mix_bounds_unseen_colours),

@@ -2,17 +2,20 @@
  * is known from the grid, so there is no edge list and no sort. */
 #include "flowcut/graphbuild.h"
 #include "gb_internal.h"
+#include "flowcut_nlink.h"
+#include "flowcut_threads.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* forward neighbour offsets: E, S, SE, SW (a pixel stores the arcs to its
- * forward neighbours; each arc carries both directions) */
-static const int FDX[4] = {1, 0, 1, -1}, FDY[4] = {0, 1, 1, 1};
+ * forward neighbours; each arc carries both directions). The order, the
+ * weights and their sums come from flowcut_nlink.h, which the GPU engine
+ * compiles too: its grid expansion must equal this network to the bit. */
+static const int FDX[4] = FC_NLINK_DX, FDY[4] = FC_NLINK_DY;
 
 /* The build runs in row bands on all cores. Every sum across bands is an
  * integer, so the network is the same whatever the number of threads. */
@@ -156,25 +159,8 @@ static void pass_weights(build *b, band *bd)
     const int nd = b->nd;
     int32_t *w = b->w + (int64_t)bd->y0 * b->width * nd, *end = b->w + (int64_t)bd->y1 * b->width * nd;
     for (; w < end; w += nd)
-        for (int d = 0; d < nd; d++) {
-            double dist = (FDX[d] && FDY[d]) ? M_SQRT2 : 1.0;
-            int32_t d2 = w[d];
-            w[d] = d2 < 0 ? 0 : (int32_t)(b->wscale * b->similarity[d2] / dist + 0.5);
-        }
-}
-
-/* Sum of the weights of every n-link of (x, y): forward ones and the
- * backward ones stored at the neighbours. */
-static int32_t weight_sum(const build *b, int32_t x, int32_t y)
-{
-    int64_t pi = (int64_t)y * b->width + x;
-    int32_t sum = 0;
-    for (int d = 0; d < b->nd; d++) {
-        sum += b->w[pi * b->nd + d];
-        if (has_backward(b, x, y, d))
-            sum += b->w[(pi - (int64_t)FDY[d] * b->width - FDX[d]) * b->nd + d];
-    }
-    return sum;
+        for (int d = 0; d < nd; d++)
+            w[d] = fc_nlink_weight(b->wscale, b->similarity, w[d], d);
 }
 
 static void pass_kmax(build *b, band *bd)
@@ -182,7 +168,7 @@ static void pass_kmax(build *b, band *bd)
     int32_t kmax = 0;
     for (int32_t y = bd->y0; y < bd->y1; y++)
         for (int32_t x = 0; x < b->width; x++) {
-            int32_t sum = weight_sum(b, x, y);
+            int32_t sum = fc_nlink_weight_sum(b->w, b->width, b->nd, x, y);
             kmax = sum > kmax ? sum : kmax;
         }
     bd->kmax = kmax;
@@ -216,17 +202,9 @@ void gb_pixel_terminals(const uint8_t *rgb, uint8_t seed, const gb_models *model
     pixel_terminals(rgb, seed, models, seed_cap, cs, ct);
 }
 
-/* The geodesic prior: r = d_fg / (d_fg + d_bg) is 0 at the foreground
- * seeds and 1 at the background ones; labelling p foreground costs
- * geodesic * r more, background geodesic * (1 - r). */
 static void add_geodesic_prior(const build *b, int64_t i, int32_t *cs, int32_t *ct)
 {
-    const int32_t cap_max = (int32_t)(GB_SCALE * GB_MAX_DATA_COST);
-    double df = b->dist_fg[i], db = b->dist_bg[i];
-    double r = df + db > 0 && isfinite(df + db) ? df / (df + db) : (isfinite(df) ? 0.0 : isfinite(db) ? 1.0 : 0.5);
-    double cost_fg = *ct + GB_SCALE * b->geodesic * r, cost_bg = *cs + GB_SCALE * b->geodesic * (1.0 - r);
-    *cs = (int32_t)cap_at(cost_bg + 0.5, cap_max);
-    *ct = (int32_t)cap_at(cost_fg + 0.5, cap_max);
+    gb_add_prior(b->geodesic, b->dist_fg[i], b->dist_bg[i], cs, ct);
 }
 
 /* The band's arc counts: its terminal arcs, and the n-links row by row
@@ -455,8 +433,7 @@ void gb_run_threads(void *(*fn)(void *), void *items, size_t size, int count)
 
 int gb_threads(const gb_params *p)
 {
-    int threads = p->threads > 0 ? p->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    return threads < 1 ? 1 : threads;
+    return mf_threads(p->threads);
 }
 
 typedef struct similarity_job {

@@ -2,6 +2,9 @@
 #ifndef FLOWCUT_GB_INTERNAL_H
 #define FLOWCUT_GB_INTERNAL_H
 
+#include "flowcut/graphbuild.h"
+
+#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -38,6 +41,22 @@ static inline int32_t gb_colour_dist2(const unsigned char *a, const unsigned cha
 {
     int32_t d0 = (int32_t)a[0] - b[0], d1 = (int32_t)a[1] - b[1], d2 = (int32_t)a[2] - b[2];
     return d0 * d0 + d1 * d1 + d2 * d2;
+}
+
+/* The geodesic prior on one unseeded pixel's terminal capacities (cs:
+ * the cost of labelling it background, ct: foreground): with
+ * r = d_fg / (d_fg + d_bg), 0 at the foreground seeds and 1 at the
+ * background ones, labelling it foreground costs geodesic * r more and
+ * background geodesic * (1 - r); clipped like the data terms. The one
+ * definition for every builder, so that a network re-made pixel by pixel
+ * (an interactive session) equals gb_build's bit for bit. */
+static inline void gb_add_prior(double geodesic, double df, double db, int32_t *cs, int32_t *ct)
+{
+    const double cap_max = GB_SCALE * GB_MAX_DATA_COST;
+    double r = df + db > 0 && isfinite(df + db) ? df / (df + db) : (isfinite(df) ? 0.0 : isfinite(db) ? 1.0 : 0.5);
+    double cost_fg = *ct + GB_SCALE * geodesic * r + 0.5, cost_bg = *cs + GB_SCALE * geodesic * (1.0 - r) + 0.5;
+    *cs = (int32_t)(cost_bg < cap_max ? cost_bg : cap_max);
+    *ct = (int32_t)(cost_fg < cap_max ? cost_fg : cap_max);
 }
 
 static inline int gb_lut_index(const unsigned char *px)

@@ -136,6 +136,19 @@ int gb_build_dynamic(const uint8_t *rgb, int32_t width, int32_t height, const ui
 void gb_pixel_terminals(const uint8_t *rgb, uint8_t seed, const gb_models *models, int32_t seed_cap,
                         int32_t *cs, int32_t *ct);
 
+/* The photo's side of the geodesic prior, kept between seed edits: every
+ * pixel's terminal capacities for new seeds and models, exactly as
+ * gb_build (and gb_build_dynamic) sets them before pre-cancelling (data
+ * terms, hard seeds at seed_cap, the prior on unseeded pixels; without the
+ * prior, p->geodesic 0, the data terms alone). The photo (rgb) must stay
+ * alive and unchanged while pr is. Not for star convexity (its arcs are
+ * n-links). */
+typedef struct gb_prior gb_prior;
+int gb_prior_new(const uint8_t *rgb, int32_t width, int32_t height, const gb_params *p, gb_prior **out);
+int gb_prior_terminals(gb_prior *pr, const uint8_t *seeds, const gb_models *models, int32_t seed_cap, int32_t *cs,
+                       int32_t *ct);
+void gb_prior_free(gb_prior *pr);
+
 /* 1 when both models give every colour of the photo the same costs. */
 int gb_models_equal(const gb_models *a, const gb_models *b);
 
