@@ -450,7 +450,7 @@ static void test_huge_stroke_is_cheap(void **state)
     printf("4096-point stroke, radius 1000: %.3f s\n", sec);
     for (int64_t i = 0; i < (int64_t)photo.width * photo.height; i++)
         assert_int_equal(seg_session_labels(s)[i], GB_FOREGROUND);
-    assert_true(sec < 2.0); /* about 0.1 s on the development VM; a sanitizer build is slower */
+    assert_true(sec < 5.0); /* 0.2-0.3 s on the loaded development VM, 1.6 s under ASan */
     free(xy);
     seg_session_close(s);
 }
