@@ -188,7 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             } else if (redo) {
                 nsnap = spos + 1; /* the redo branch is gone (dropped under the limit) */
             } else { /* older steps forgotten: the shadow starts here */
-                memmove(snaps[0], snaps[spos], NPX);
+                memmove(snaps[0], snaps[spos], (size_t)(nsnap - spos) * NPX); /* the redo branch too */
                 nsnap -= spos;
                 spos = 0;
             }
