@@ -1,5 +1,6 @@
 /* Options of the one-shot segmentation: defaults and parsing by name, so
  * that the CLI and the Python module check values the same way. */
+#define _POSIX_C_SOURCE 200809L /* strncasecmp */
 #include "seg_internal.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void seg_options_default(seg_options *o)
 {
@@ -65,8 +67,34 @@ static int parse_number(const char *s, double lo, double hi, int integer, double
     return 0;
 }
 
-static int parse_hex_rgb(const char *s, size_t len, uint8_t *rgb)
+/* The names --scribble-colors takes, with the CSS/X11 values a paint
+ * program's palette gives them. */
+static const struct {
+    const char *name;
+    uint8_t rgb[3];
+} colour_names[] = {
+    {"red", {255, 0, 0}},       {"green", {0, 128, 0}},     {"blue", {0, 0, 255}},
+    {"yellow", {255, 255, 0}},  {"cyan", {0, 255, 255}},    {"magenta", {255, 0, 255}},
+    {"orange", {255, 165, 0}},  {"purple", {128, 0, 128}},  {"white", {255, 255, 255}},
+    {"black", {0, 0, 0}},       {"lime", {0, 255, 0}},      {"pink", {255, 192, 203}},
+};
+
+const char *seg_colour_name(const uint8_t rgb[3])
 {
+    for (size_t i = 0; i < sizeof colour_names / sizeof colour_names[0]; i++)
+        if (!memcmp(colour_names[i].rgb, rgb, 3))
+            return colour_names[i].name;
+    return NULL;
+}
+
+/* A colour by name (any case), #RRGGBB or RRGGBB. */
+static int parse_colour(const char *s, size_t len, uint8_t *rgb)
+{
+    for (size_t i = 0; i < sizeof colour_names / sizeof colour_names[0]; i++)
+        if (strlen(colour_names[i].name) == len && !strncasecmp(s, colour_names[i].name, len)) {
+            memcpy(rgb, colour_names[i].rgb, 3);
+            return 0;
+        }
     if (len && s[0] == '#')
         s++, len--;
     if (len != 6)
@@ -100,11 +128,22 @@ int seg_options_set(seg_options *o, const char *name, const char *value, seg_err
         else
             return seg_fail(err, SEG_ERR_INVALID, "seeds is labels, trimap or scribble");
     } else if (!strcmp(name, "scribble-colors")) {
+        static const char names[] = "names (red, green, blue, yellow, cyan, magenta, orange, purple, white, "
+                                    "black) or #RRGGBB";
         const char *comma = strchr(value, ',');
         uint8_t fg[3], bg[3];
-        if (!comma || parse_hex_rgb(value, (size_t)(comma - value), fg) ||
-            parse_hex_rgb(comma + 1, strlen(comma + 1), bg))
-            return seg_fail(err, SEG_ERR_INVALID, "scribble-colors takes FG,BG as hex RGB, e.g. ff0000,0000ff");
+        if (!comma || strchr(comma + 1, ','))
+            return seg_fail(err, SEG_ERR_INVALID, "scribble-colors: '%.60s' is not FG,BG: give two colours as %s",
+                            value, names);
+        size_t fg_len = (size_t)(comma - value);
+        if (parse_colour(value, fg_len, fg))
+            return seg_fail(err, SEG_ERR_INVALID, "scribble-colors: '%.*s' is not a colour: give FG,BG as %s",
+                            (int)(fg_len < 60 ? fg_len : 60), value, names);
+        if (parse_colour(comma + 1, strlen(comma + 1), bg))
+            return seg_fail(err, SEG_ERR_INVALID, "scribble-colors: '%.60s' is not a colour: give FG,BG as %s",
+                            comma + 1, names);
+        if (!memcmp(fg, bg, 3))
+            return seg_fail(err, SEG_ERR_INVALID, "scribble-colors: the foreground and background colours are the same");
         memcpy(o->fg_rgb, fg, 3);
         memcpy(o->bg_rgb, bg, 3);
         o->seeds = SEG_SEEDS_SCRIBBLE;

@@ -4,6 +4,7 @@
 
 #include "seg_internal.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -30,6 +31,54 @@ static int fail_img(seg_result *r, const img_error *e)
     return -1;
 }
 
+/* Scribble colours are matched with a tolerance, so that strokes of any
+ * brush count: a paint program's antialiased (or slightly off) pixels are
+ * seeds too. A pixel is a seed of a colour when its Euclidean RGB distance
+ * to it is at most SCRIBBLE_TOLERANCE, it is nearer to it than to the other
+ * colour by SCRIBBLE_MARGIN, and it is not neutral (max - min channel of at
+ * least SCRIBBLE_MIN_CHROMA). 96 takes a red stroke's rim down to about 73%
+ * coverage over white (pink (255, 67, 67) is within 96) or over any photo
+ * colour within 355 of red, and no grey, white or black is within 96 of a
+ * saturated colour; the neutral test keeps paper and photo greys out when
+ * a colour is a pale one. A pixel exactly the colour is always its seed,
+ * so white or black scribbles work, without tolerance. */
+#define SCRIBBLE_TOLERANCE 96
+#define SCRIBBLE_MARGIN 32
+#define SCRIBBLE_MIN_CHROMA 48
+
+/* Returned with the kind when a one-channel label image has no labels but
+ * only 0 and 255 (and 128) in it: a trimap given as --seeds. */
+#define SEEDS_LOOK_TRIMAP 0x100
+#define SEEDS_LOOK_TRIMAP_GREY 0x200
+
+static int dist2(const uint8_t *p, const uint8_t *q)
+{
+    int d0 = p[0] - q[0], d1 = p[1] - q[1], d2 = p[2] - q[2];
+    return d0 * d0 + d1 * d1 + d2 * d2;
+}
+
+static uint8_t scribble_label(const uint8_t *px, const uint8_t *fg, const uint8_t *bg)
+{
+    if (!memcmp(px, fg, 3))
+        return GB_FOREGROUND;
+    if (!memcmp(px, bg, 3))
+        return GB_BACKGROUND;
+    const int df2 = dist2(px, fg), db2 = dist2(px, bg), tol2 = SCRIBBLE_TOLERANCE * SCRIBBLE_TOLERANCE;
+    if (df2 > tol2 && db2 > tol2) /* most pixels: far from both */
+        return GB_UNMARKED;
+    int hi = px[0] > px[1] ? px[0] : px[1], lo = px[0] < px[1] ? px[0] : px[1];
+    hi = px[2] > hi ? px[2] : hi;
+    lo = px[2] < lo ? px[2] : lo;
+    if (hi - lo < SCRIBBLE_MIN_CHROMA)
+        return GB_UNMARKED;
+    const double df = sqrt((double)df2), db = sqrt((double)db2);
+    if (df <= SCRIBBLE_TOLERANCE && df + SCRIBBLE_MARGIN <= db)
+        return GB_FOREGROUND;
+    if (db <= SCRIBBLE_TOLERANCE && db + SCRIBBLE_MARGIN <= df)
+        return GB_BACKGROUND;
+    return GB_UNMARKED;
+}
+
 int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, int32_t channels,
                           const seg_options *o, uint8_t *labels, int64_t *nfg, int64_t *nbg)
 {
@@ -40,16 +89,24 @@ int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, i
     if (kind == SEG_SEEDS_LABELS && channels == 3)
         kind = SEG_SEEDS_SCRIBBLE; /* a colour seed image: scribbles in the default colours */
     int64_t fg = 0, bg = 0;
+    int flags = 0;
     if (kind == SEG_SEEDS_LABELS) { /* one channel (three became scribbles above) */
         /* the common label image, in a loop of its own that vectorises:
-         * values 1 and 2 are GB_FOREGROUND and GB_BACKGROUND themselves */
+         * values 1 and 2 are GB_FOREGROUND and GB_BACKGROUND themselves;
+         * which values occur, for the message when there is no label */
         _Static_assert(GB_FOREGROUND == 1 && GB_BACKGROUND == 2, "label values are graphbuild's");
+        uint8_t other = 0, white = 0, grey = 0;
         for (int64_t i = 0; i < npx; i++) {
             const uint8_t v = seeds[i], l = v == GB_FOREGROUND || v == GB_BACKGROUND ? v : GB_UNMARKED;
             labels[i] = l;
             fg += l == GB_FOREGROUND;
             bg += l == GB_BACKGROUND;
+            other |= v != 0 && v != 128 && v != 255;
+            white |= v == 255;
+            grey |= v == 128;
         }
+        if (!other && white)
+            flags = SEEDS_LOOK_TRIMAP | (grey ? SEEDS_LOOK_TRIMAP_GREY : 0);
     } else {
         for (int64_t i = 0; i < npx; i++) {
             const uint8_t *px = seeds + i * channels;
@@ -57,7 +114,7 @@ int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, i
             if (kind == SEG_SEEDS_TRIMAP)
                 l = px[0] == 255 ? GB_FOREGROUND : px[0] == 0 ? GB_BACKGROUND : GB_UNMARKED;
             else if (kind == SEG_SEEDS_SCRIBBLE && channels == 3)
-                l = !memcmp(px, o->fg_rgb, 3) ? GB_FOREGROUND : !memcmp(px, o->bg_rgb, 3) ? GB_BACKGROUND : GB_UNMARKED;
+                l = scribble_label(px, o->fg_rgb, o->bg_rgb);
             labels[i] = l;
             fg += l == GB_FOREGROUND;
             bg += l == GB_BACKGROUND;
@@ -65,7 +122,7 @@ int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, i
     }
     *nfg = fg;
     *nbg = bg;
-    return (int)kind;
+    return (int)kind | flags;
 }
 
 static void count_labels(const uint8_t *labels, int64_t npx, int64_t *nfg, int64_t *nbg)
@@ -98,12 +155,26 @@ static void no_seed_message(int kind, const seg_options *o, int64_t nfg, char *b
 {
     static const char *what[] = {"value 1 (foreground)", "255 (foreground)", "the foreground colour"};
     static const char *what_bg[] = {"value 2 (background)", "0 (background)", "the background colour"};
-    if (nfg || has_box(o))
-        snprintf(buf, size, "no background seed: mark at least one pixel with %s, or leave --border on",
-                 what_bg[kind]);
-    else
-        snprintf(buf, size, "no foreground seed: mark at least one pixel with %s, or click on the object",
-                 what[kind]);
+    const int k = kind & 0xff, need_bg = nfg || has_box(o);
+    if (k == SEG_SEEDS_SCRIBBLE) { /* the colour by name and value, and how near counts */
+        const uint8_t *rgb = need_bg ? o->bg_rgb : o->fg_rgb;
+        const char *name = seg_colour_name(rgb);
+        char colour[96];
+        snprintf(colour, sizeof colour, "%s%s#%02x%02x%02x%s pixels within RGB distance %d of it count)",
+                 name ? name : "", name ? " (" : "", rgb[0], rgb[1], rgb[2], name ? ";" : " (", SCRIBBLE_TOLERANCE);
+        if (need_bg)
+            snprintf(buf, size, "no background seed: paint some background %s, or leave --border on", colour);
+        else
+            snprintf(buf, size, "no foreground seed: paint the object %s, or set the colours with --scribble-colors=FG,BG",
+                     colour);
+    } else if (!need_bg && (kind & SEEDS_LOOK_TRIMAP)) {
+        snprintf(buf, size, "no foreground seed (value 1): this looks like a trimap (%s): use --trimap FILE",
+                 kind & SEEDS_LOOK_TRIMAP_GREY ? "0/128/255" : "0/255");
+    } else if (need_bg) {
+        snprintf(buf, size, "no background seed: mark at least one pixel with %s, or leave --border on", what_bg[k]);
+    } else {
+        snprintf(buf, size, "no foreground seed: mark at least one pixel with %s, or click on the object", what[k]);
+    }
 }
 
 /* The seed image, decoded beside the photo. */

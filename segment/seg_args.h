@@ -29,14 +29,21 @@ enum {
     {"max-pixels", required_argument, NULL, SO_MAXPX},                                           \
     {"threads", required_argument, NULL, SO_THREADS}
 
-#define SEG_OPTIONS_HELP                                                                          \
+/* The seed options of segment and graph, then the model and engine options
+ * every command that segments takes (batch has folders for seeds). */
+#define SEG_OPTIONS_HELP SEG_SEED_OPTIONS_HELP SEG_MODEL_OPTIONS_HELP
+#define SEG_SEED_OPTIONS_HELP                                                                     \
     "  --seeds FILE          seed image: 1 = foreground, 2 = background, 0 = unmarked\n"          \
     "                        (grey value or palette index; a colour image is read as scribbles)\n" \
     "  --trimap FILE         trimap instead: 255 foreground, 0 background, else unknown\n"        \
     "  --clicks 'X,Y -X,Y'   clicks: X,Y on the object, -X,Y on the background (or @FILE;\n"    \
     "                        one click is enough: the border stands in for the background)\n"  \
-    "  --box X,Y,W,H         everything outside this rectangle is background\n"               \
-    "  --scribble-colors[=FG,BG]  seeds are RGB scribbles (default ff0000,0000ff)\n"              \
+    "  --box X,Y,W,H         everything outside this rectangle is background\n"
+#define SEG_MODEL_OPTIONS_HELP                                                                    \
+    "  --scribble-colors[=FG,BG]  seeds are RGB scribbles (default red,blue); colours by\n"     \
+    "                        name (red, green, blue, yellow, cyan, magenta, orange, purple,\n" \
+    "                        white, black) or #RRGGBB; a pixel within RGB distance 96 of a\n"  \
+    "                        colour, and clearly nearer to it than to the other, is its seed\n" \
     "  --lambda X            smoothness weight (default 70)\n"                                    \
     "  --connectivity 4|8    pixel neighbourhood (default 8)\n"                                   \
     "  --model gmm|hist      colour model (default gmm: 5-component Gaussian mixtures)\n"         \

@@ -11,4 +11,7 @@ int seg_fail(seg_error *err, int code, const char *fmt, ...)
 #endif
     ;
 
+/* The name --scribble-colors gives rgb ("red"), or NULL: for messages. */
+const char *seg_colour_name(const uint8_t rgb[3]);
+
 #endif
