@@ -14,6 +14,8 @@
 static const char *const image_exts[] = {"png", "jpg", "jpeg", "bmp", "tga", "gif", "pnm", "ppm", "pgm"};
 /* seed files are lossless; png first */
 static const char *const seed_exts[] = {"png", "bmp", "tga", "gif", "pnm", "pgm", "ppm"};
+/* named in the message when no seed file is found */
+static const char *const lossy_exts[] = {"jpg", "jpeg", "JPG", "JPEG"};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static char *join(const char *a, const char *b)
@@ -314,10 +316,22 @@ int batch_pair(batch_list *l, const char *seeds_dir, const char *out_dir, const 
         } else if (!it->seeds && not_file) {
             it->problem = problem("seed file %s is a folder, not an image", not_file, NULL);
         } else if (!it->seeds) {
-            char *want = with_ext(seeds_dir, stem, "png");
-            it->problem = want ? problem("no seed file %s (or another lossless format) for this image", want, NULL)
-                               : NULL; /* out of memory: the check below */
-            free(want);
+            /* a lossy file with the seed's name is refused, but named: JPEG
+             * turns label values and scribble colours into near values */
+            char *want = with_ext(seeds_dir, stem, "png"), *lossy = NULL;
+            for (size_t k = 0; want && !lossy && k < COUNT(lossy_exts); k++) {
+                lossy = with_ext(seeds_dir, stem, lossy_exts[k]);
+                if (lossy && (stat(lossy, &st) != 0 || !S_ISREG(st.st_mode))) {
+                    free(lossy);
+                    lossy = NULL;
+                }
+            }
+            if (want && lossy)
+                it->problem = problem("no seed file %s (found %s: seed files must be lossless PNG)", want, lossy);
+            else if (want)
+                it->problem = problem("no seed file %s (or another lossless format) for this image", want, NULL);
+            free(lossy);
+            free(want); /* out of memory: problem NULL, the check below */
         }
         free(not_file);
         free(stem);

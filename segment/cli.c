@@ -6,8 +6,10 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -149,5 +151,104 @@ int parse_double(const char *s, double lo, double hi, double *out)
     if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
         return -1;
     *out = v;
+    return 0;
+}
+
+int cli_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) /* no name is that long: far from all */
+        return (int)(la > lb ? la : lb);
+    int d[65][65];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            /* two letters swapped, the commonest typo, count as one edit */
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb];
+}
+
+const char *cli_nearest(const char *s, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    for (size_t i = 0; i < n; i++) {
+        int d = cli_edit_distance(s, names[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+    }
+    return best;
+}
+
+void cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    DISPLAYLEVEL(1, "%s: %s (see `%s --help`)\n", cmd, line, cmd);
+}
+
+void cli_option_error(const char *cmd, const struct option *longopts, char **argv, int c)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    int is_long = !strncmp(arg, "--", 2);
+    if (c == ':') { /* a value missing */
+        if (is_long)
+            cli_usage_error(cmd, "option '%s' needs a value", arg);
+        else
+            cli_usage_error(cmd, "option '-%c' needs a value", optopt);
+        return;
+    }
+    if (!is_long) { /* an unknown short option, maybe inside a group like -fx */
+        if (optopt > 0 && optopt < 128)
+            cli_usage_error(cmd, "unknown option '-%c'", optopt);
+        else
+            cli_usage_error(cmd, "unknown option '%s'", arg);
+        return;
+    }
+    /* an unknown (or ambiguous) long option: the nearest name, = value aside */
+    char name[128];
+    size_t len = strcspn(arg + 2, "=");
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), arg + 2);
+    const char *names[128];
+    size_t n = 0;
+    for (const struct option *o = longopts; o->name && n < 128; o++)
+        names[n++] = o->name;
+    const char *near = cli_nearest(name, names, n);
+    if (near)
+        cli_usage_error(cmd, "unknown option '%s'; did you mean --%s?", arg, near);
+    else
+        cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
+int cli_check_output_name(const char *cmd, const char *option, const char *path, const char *example, int png)
+{
+    struct stat st;
+    size_t n = strlen(path);
+    if ((n && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+        DISPLAYLEVEL(1, "%s: %s %s: is a folder; give a file name like %s%s%s\n", cmd, option, path, path,
+                     n && path[n - 1] == '/' ? "" : "/", example);
+        return -1;
+    }
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (png && (!dot || (slash && dot < slash) || strcasecmp(dot, ".png"))) {
+        DISPLAYLEVEL(1, "%s: %s %s: outputs are PNG files; give a name ending in .png\n", cmd, option, path);
+        return -1;
+    }
     return 0;
 }

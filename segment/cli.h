@@ -5,6 +5,7 @@
 
 #include "flowcut/maxflow.h"
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -35,6 +36,28 @@ void out_abort(out_file *o);
 void out_abort_all(void);
 
 void json_string(FILE *f, const char *s);
+
+/* ---- command-line errors: one line each, naming what is wrong, a near
+ * name when there is one and where the help is; never the whole help text,
+ * which would bury the line that matters. cmd is "flowcut segment". */
+
+/* Levenshtein distance between a and b, a swap of two neighbours counting
+ * as one edit (optimal string alignment). */
+int cli_edit_distance(const char *a, const char *b);
+/* The name of names[0..n) nearest to s, at distance 2 or less, else NULL. */
+const char *cli_nearest(const char *s, const char *const *names, size_t n);
+/* Prints "CMD: MESSAGE (see `CMD --help`)". */
+void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The report of what getopt_long returned as c after the last option it
+ * took ('?': unknown option, ':': missing value, when shortopts begins with
+ * ':'); longopts' names are the candidates of "did you mean". */
+void cli_option_error(const char *cmd, const struct option *longopts, char **argv, int c);
+/* Checks an output file name before any work: not a folder (an existing
+ * one, or a name ending in '/'), and with png set, ending in .png in any
+ * case, since every image flowcut writes is a PNG. option ("-o") and
+ * example ("mask.png") shape the message. Returns 0, or prints and
+ * returns -1. */
+int cli_check_output_name(const char *cmd, const char *option, const char *path, const char *example, int png);
 
 /* Parses a whole decimal integer in [lo, hi]; returns 0 on success. */
 int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);

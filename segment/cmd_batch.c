@@ -7,6 +7,7 @@
 #include "seg_args.h"
 #include "seg_output.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -52,9 +53,7 @@ static void usage(FILE *f)
             "  --no-progress         no progress bar (it is drawn only when stderr is a terminal)\n"
             "  -f, --force           redo images whose outputs exist\n"
             "  -q, --quiet           errors and the summary only\n"
-            "Model and engine options as for `flowcut segment`:\n"
-            "  --scribble-colors --lambda --connectivity --model --uniform-mix --iterations\n"
-            "  --engine --cpu-algorithm --device --max-pixels\n"
+            "Model and engine options, as for `flowcut segment`:\n" SEG_MODEL_OPTIONS_HELP
             "Exit status: 0 all succeeded (or were already done), 1 some failed, 2 usage,\n"
             "130 interrupted.\n");
 }
@@ -245,22 +244,26 @@ static int write_outputs(const batch_item *it, seg_result *r, char *msg, size_t 
     const char *paths[3] = {it->mask, it->overlay, it->cutout};
     for (int i = 0; i < 3; i++)
         if (paths[i] && batch_make_parent_dirs(paths[i])) {
-            snprintf(msg, msg_size, "%s: cannot create its folder", paths[i]);
+            snprintf(msg, msg_size, "%s: cannot create its folder: %s", paths[i], strerror(errno));
             return -1;
         }
-    int rc = seg_write_png(it->mask, 1, &r->mask, msg, msg_size);
-    if (rc == 0 && it->overlay) {
-        img_image ov = {0};
-        rc = seg_overlay(r, &ov) ? (snprintf(msg, msg_size, "%s: out of memory", it->overlay), -1)
-                                 : seg_write_png(it->overlay, 1, &ov, msg, msg_size);
-        img_free(&ov);
-    }
-    if (rc == 0 && it->cutout) {
-        img_image co = {0};
-        rc = seg_cutout(r, &co) ? (snprintf(msg, msg_size, "%s: out of memory", it->cutout), -1)
-                                : seg_write_png(it->cutout, 1, &co, msg, msg_size);
-        img_free(&co);
-    }
+    /* an image's outputs are one result: rendered first, written all or none */
+    img_image ov = {0}, co = {0};
+    const img_image *imgs[3] = {&r->mask};
+    size_t n = 1;
+    int rc = 0;
+    if (it->overlay && seg_overlay(r, &ov))
+        rc = -1, snprintf(msg, msg_size, "%s: out of memory", it->overlay);
+    else if (it->overlay)
+        paths[n] = it->overlay, imgs[n++] = &ov;
+    if (rc == 0 && it->cutout && seg_cutout(r, &co))
+        rc = -1, snprintf(msg, msg_size, "%s: out of memory", it->cutout);
+    else if (rc == 0 && it->cutout)
+        paths[n] = it->cutout, imgs[n++] = &co;
+    if (rc == 0)
+        rc = seg_write_pngs(n, paths, imgs, 1, msg, msg_size);
+    img_free(&ov);
+    img_free(&co);
     r->times.encode = now() - t0;
     return rc;
 }
@@ -533,6 +536,47 @@ static void remove_stale_temps(const batch_list *list, const struct timespec *st
     free(dirs);
 }
 
+/* An input folder: 0, or -1 with "flowcut batch: OPTION DIR: why" printed. */
+static int readable_folder(const char *option, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        DISPLAYLEVEL(1, "flowcut batch: %s%s: cannot open folder: %s\n", option, dir, strerror(errno));
+        return -1;
+    }
+    closedir(d);
+    return 0;
+}
+
+/* An output folder, created when missing, into which a file can be
+ * written: a probe file is created and removed (named as our temporary
+ * files are, so that a kill in between leaves what the next run removes). */
+static int writable_folder(const char *option, const char *dir)
+{
+    struct stat st;
+    char path[4096];
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        DISPLAYLEVEL(1, "flowcut batch: %s %s: is a file, not a folder\n", option, dir);
+        return -1;
+    }
+    if (snprintf(path, sizeof path, "%s/.write-test.png.tmp-XXXXXX", dir) >= (int)sizeof path) {
+        DISPLAYLEVEL(1, "flowcut batch: %s %s: path too long\n", option, dir);
+        return -1;
+    }
+    if (batch_make_parent_dirs(path)) {
+        DISPLAYLEVEL(1, "flowcut batch: %s %s: cannot create folder: %s\n", option, dir, strerror(errno));
+        return -1;
+    }
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        DISPLAYLEVEL(1, "flowcut batch: %s %s: cannot write there: %s\n", option, dir, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(path);
+    return 0;
+}
+
 int cmd_batch(int argc, char **argv)
 {
     enum {
@@ -564,7 +608,7 @@ int cmd_batch(int argc, char **argv)
     clock_gettime(CLOCK_REALTIME, &start_time);
     optind = 1;
     opterr = 0;
-    while ((c = seg_next_option(argc, argv, "o:rfqh", longopts, &o, &seed_file, "flowcut batch")) != -1) {
+    while ((c = seg_next_option(argc, argv, ":o:rfqh", longopts, &o, &seed_file, "flowcut batch")) != -1) {
         switch (c) {
         case SEG_BAD_OPTION: return EXIT_USAGE;
         case 'o': out_dir = optarg; break;
@@ -615,8 +659,7 @@ int cmd_batch(int argc, char **argv)
         case 'q': g_display_level = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         default:
-            DISPLAYLEVEL(1, "flowcut batch: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
+            cli_option_error("flowcut batch", longopts, argv, c);
             return EXIT_USAGE;
         }
     }
@@ -626,10 +669,16 @@ int cmd_batch(int argc, char **argv)
     }
     const char *in_dir = optind < argc ? argv[optind] : NULL;
     if (argc - optind > 1 || (!in_dir && !list_path) || !out_dir || !seeds_dir) {
-        DISPLAYLEVEL(1, "flowcut batch: needs IN_DIR (or --list FILE), -o OUT_DIR and --seeds-dir or --trimap-dir\n");
-        usage(stderr);
+        cli_usage_error("flowcut batch", "needs IN_DIR (or --list FILE), -o OUT_DIR and --seeds-dir or --trimap-dir");
         return EXIT_USAGE;
     }
+    /* the folders, before any photo is decoded: one line for a folder
+     * that is wrong, not one per photo after all were solved */
+    if ((!list_path && readable_folder("", in_dir)) ||
+        readable_folder(trimap ? "--trimap-dir " : "--seeds-dir ", seeds_dir) || writable_folder("-o", out_dir) ||
+        (overlay_dir && writable_folder("--overlay-dir", overlay_dir)) ||
+        (cutout_dir && writable_folder("--cutout-dir", cutout_dir)))
+        return EXIT_FAIL;
     if (trimap)
         o.seeds = SEG_SEEDS_TRIMAP;
     else if (o.seeds == SEG_SEEDS_TRIMAP)

@@ -1,6 +1,7 @@
 /* flowcut graph: the segmentation network of a photo as a DIMACS file. */
 #include "cli.h"
 #include "seg_args.h"
+#include "seg_output.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,20 +30,25 @@ int cmd_graph(int argc, char **argv)
     int force = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = seg_next_option(argc, argv, "o:fh", longopts, &o, &seeds, "flowcut graph")) != -1) {
+    while ((c = seg_next_option(argc, argv, ":o:fh", longopts, &o, &seeds, "flowcut graph")) != -1) {
         switch (c) {
-        case SEG_BAD_OPTION: return EXIT_USAGE;
+        case SEG_BAD_OPTION: seg_args_done(&o); return EXIT_USAGE;
         case 'o': out = optarg; break;
         case 'f': force = 1; break;
-        case 'h': usage(stdout); return EXIT_OK;
+        case 'h': usage(stdout); seg_args_done(&o); return EXIT_OK;
         default:
-            DISPLAYLEVEL(1, "flowcut graph: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            cli_option_error("flowcut graph", longopts, argv, c);
+            seg_args_done(&o);
             return EXIT_USAGE;
         }
     }
     if (optind != argc - 1 || !seeds || !out) {
-        DISPLAYLEVEL(1, "flowcut graph: needs IMAGE, --seeds (or --trimap) and -o FILE.max\n");
-        usage(stderr);
+        cli_usage_error("flowcut graph", "needs IMAGE, --seeds (or --trimap) and -o FILE.max");
+        seg_args_done(&o);
+        return EXIT_USAGE;
+    }
+    if (strcmp(out, "-") && cli_check_output_name("flowcut graph", "-o", out, "graph.max", 0)) {
+        seg_args_done(&o);
         return EXIT_USAGE;
     }
     if (o.iterations)
@@ -79,17 +85,18 @@ int cmd_graph(int argc, char **argv)
             goto done;
         }
     } else {
-        out_file of;
-        if (out_open(&of, out, force, msg, sizeof msg)) {
+        seg_out of;
+        if (seg_out_open(&of, out, force, msg, sizeof msg)) {
             DISPLAYLEVEL(1, "flowcut: %s\n", msg);
             goto done;
         }
-        if (mf_write_dimacs(of.f, &list, comment)) {
-            out_abort(&of);
-            DISPLAYLEVEL(1, "flowcut: %s: write failed\n", out);
+        /* a failed write shows in the commit, with its errno */
+        if (mf_write_dimacs(of.f, &list, comment) == MF_ERR_NOMEM) {
+            seg_out_abort(&of);
+            DISPLAYLEVEL(1, "flowcut: %s: out of memory\n", out);
             goto done;
         }
-        if (out_commit(&of, msg, sizeof msg)) {
+        if (seg_out_commit(&of, msg, sizeof msg)) {
             DISPLAYLEVEL(1, "flowcut: %s\n", msg);
             goto done;
         }
@@ -101,5 +108,6 @@ done:
     mf_arclist_free(&list);
     mf_graph_free(&g);
     seg_result_free(&r);
+    seg_args_done(&o);
     return status;
 }

@@ -13,7 +13,9 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: flowcut segment IMAGE --seeds SEEDS|--clicks 'X,Y ...'|--box X,Y,W,H -o MASK.png\n"
             "Segments IMAGE (PNG, JPEG, BMP, TGA, GIF, PNM) with a minimum cut; writes the\n"
-            "foreground mask (255 foreground, 0 background) as an 8-bit grey PNG.\n" SEG_OPTIONS_HELP
+            "foreground mask (255 foreground, 0 background) as an 8-bit grey PNG.\n"
+            "Seeds in any paint program: on a white layer or a copy of the photo, paint strokes\n"
+            "on the object in red and on the background in blue (any brush), save as PNG.\n" SEG_OPTIONS_HELP
             "  -o, --output FILE     the mask\n"
             "  --overlay FILE        the photo with the background dimmed and the boundary drawn\n"
             "  --cutout FILE         RGBA PNG, background transparent\n"
@@ -42,7 +44,7 @@ int cmd_segment(int argc, char **argv)
     int force = 0, show_time = 0, json = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = seg_next_option(argc, argv, "o:fqh", longopts, &o, &seeds, "flowcut segment")) != -1) {
+    while ((c = seg_next_option(argc, argv, ":o:fqh", longopts, &o, &seeds, "flowcut segment")) != -1) {
         switch (c) {
         case SEG_BAD_OPTION: seg_args_done(&o); return EXIT_USAGE;
         case 'o': out = optarg; break;
@@ -54,15 +56,20 @@ int cmd_segment(int argc, char **argv)
         case 'q': g_display_level = 1; break;
         case 'h': usage(stdout); seg_args_done(&o); return EXIT_OK;
         default:
-            DISPLAYLEVEL(1, "flowcut segment: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
+            cli_option_error("flowcut segment", longopts, argv, c);
             seg_args_done(&o);
             return EXIT_USAGE;
         }
     }
     if (optind != argc - 1 || (!seeds && !o.prompts) || !out) {
-        DISPLAYLEVEL(1, "flowcut segment: needs IMAGE, --seeds (or --trimap, --clicks, --box) and -o MASK\n");
-        usage(stderr);
+        cli_usage_error("flowcut segment", "needs IMAGE, --seeds (or --trimap, --clicks, --box) and -o MASK");
+        seg_args_done(&o);
+        return EXIT_USAGE;
+    }
+    /* output names that cannot work, before any work */
+    if (cli_check_output_name("flowcut segment", "-o", out, "mask.png", 1) ||
+        (overlay && cli_check_output_name("flowcut segment", "--overlay", overlay, "overlay.png", 1)) ||
+        (cutout && cli_check_output_name("flowcut segment", "--cutout", cutout, "cutout.png", 1))) {
         seg_args_done(&o);
         return EXIT_USAGE;
     }
@@ -105,20 +112,30 @@ static int segment_one(const char *image, const char *seeds, const char *out, co
     int status = EXIT_OK;
     struct timespec ts0, ts1;
     clock_gettime(CLOCK_MONOTONIC, &ts0);
-    if (seg_write_png(out, force, &r.mask, msg, sizeof msg))
+    /* the outputs of one run are one result: rendered first, then written
+     * all or none (seg_write_pngs) */
+    img_image ov = {0}, co = {0};
+    const char *paths[3] = {out};
+    const img_image *imgs[3] = {&r.mask};
+    size_t n = 1;
+    if (overlay && seg_overlay(&r, &ov)) {
+        snprintf(msg, sizeof msg, "%s: out of memory", overlay);
         status = EXIT_FAIL;
-    if (status == EXIT_OK && overlay) {
-        img_image ov;
-        if (seg_overlay(&r, &ov) || seg_write_png(overlay, force, &ov, msg, sizeof msg))
-            status = EXIT_FAIL;
-        img_free(&ov);
+    } else if (overlay) {
+        paths[n] = overlay;
+        imgs[n++] = &ov;
     }
-    if (status == EXIT_OK && cutout) {
-        img_image co;
-        if (seg_cutout(&r, &co) || seg_write_png(cutout, force, &co, msg, sizeof msg))
-            status = EXIT_FAIL;
-        img_free(&co);
+    if (status == EXIT_OK && cutout && seg_cutout(&r, &co)) {
+        snprintf(msg, sizeof msg, "%s: out of memory", cutout);
+        status = EXIT_FAIL;
+    } else if (cutout) {
+        paths[n] = cutout;
+        imgs[n++] = &co;
     }
+    if (status == EXIT_OK && seg_write_pngs(n, paths, imgs, force, msg, sizeof msg))
+        status = EXIT_FAIL;
+    img_free(&ov);
+    img_free(&co);
     clock_gettime(CLOCK_MONOTONIC, &ts1);
     r.times.encode = (double)(ts1.tv_sec - ts0.tv_sec) + 1e-9 * (double)(ts1.tv_nsec - ts0.tv_nsec);
     if (status != EXIT_OK) {

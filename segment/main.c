@@ -53,7 +53,11 @@ int main(int argc, char **argv)
         return cmd_batch(argc - 1, argv + 1);
     if (!strcmp(cmd, "ui"))
         return cmd_ui(argc - 1, argv + 1);
-    DISPLAY("flowcut: unknown command '%s'\n", cmd);
-    usage(stderr);
+    static const char *const commands[] = {"segment", "batch", "ui", "graph", "maxflow", "generate", "help"};
+    const char *near = cli_nearest(cmd, commands, sizeof commands / sizeof commands[0]);
+    if (near)
+        cli_usage_error("flowcut", "unknown command '%s'; did you mean '%s'?", cmd, near);
+    else
+        cli_usage_error("flowcut", "unknown command '%s'", cmd);
     return EXIT_USAGE;
 }

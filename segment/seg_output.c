@@ -47,17 +47,14 @@ int seg_cutout(const seg_result *r, img_image *out)
     return 0;
 }
 
-int seg_write_png(const char *path, int force, const img_image *img, char *error, size_t error_size)
+/* img as PNG bytes in memory (*buf malloc'ed). */
+static int encode_png(const char *path, const img_image *img, char **buf, size_t *len, char *error,
+                      size_t error_size)
 {
-    struct stat st;
-    if (!force && stat(path, &st) == 0) { /* before the encode; seg_save_file checks again */
-        snprintf(error, error_size, "%s: already exists (use -f to overwrite)", path);
-        return -1;
-    }
-    char *buf = NULL;
-    size_t len = 0;
     img_error ie = {0};
-    FILE *m = open_memstream(&buf, &len);
+    *buf = NULL;
+    *len = 0;
+    FILE *m = open_memstream(buf, len);
     if (!m) {
         snprintf(error, error_size, "%s: out of memory", path);
         return -1;
@@ -65,13 +62,43 @@ int seg_write_png(const char *path, int force, const img_image *img, char *error
     int rc = img_write_png(m, img, path, &ie);
     /* into memory only an allocation can fail; and glibc's fclose of a
      * memory stream returns 0 with no buffer when its last realloc fails */
-    if (fclose(m) != 0 || rc || !buf || len == 0) {
-        free(buf);
+    if (fclose(m) != 0 || rc || !*buf || *len == 0) {
+        free(*buf);
+        *buf = NULL;
         snprintf(error, error_size, "%s: cannot encode the PNG: out of memory", path);
         return -1;
     }
-    rc = seg_save_file(path, buf, len, force, error, error_size);
-    free(buf);
+    return 0;
+}
+
+int seg_write_png(const char *path, int force, const img_image *img, char *error, size_t error_size)
+{
+    return seg_write_pngs(1, &path, &img, force, error, error_size);
+}
+
+int seg_write_pngs(size_t n, const char *const *paths, const img_image *const *imgs, int force, char *error,
+                   size_t error_size)
+{
+    enum { MAX_FILES = 8 };
+    struct stat st;
+    char *bufs[MAX_FILES] = {0};
+    size_t lens[MAX_FILES] = {0};
+    if (n > MAX_FILES) {
+        snprintf(error, error_size, "%s: too many outputs at once", paths[0]);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) /* before the encodes; seg_save_files checks again */
+        if (!force && stat(paths[i], &st) == 0) {
+            snprintf(error, error_size, "%s: already exists (use -f to overwrite)", paths[i]);
+            return -1;
+        }
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = encode_png(paths[i], imgs[i], &bufs[i], &lens[i], error, error_size);
+    if (rc == 0)
+        rc = seg_save_files(n, paths, (const void *const *)bufs, lens, force, error, error_size);
+    for (size_t i = 0; i < n; i++)
+        free(bufs[i]);
     return rc;
 }
 
@@ -239,25 +266,9 @@ static int temp_commit(int fd, char *tmp, const char *path, char *msg, size_t ms
     return 0;
 }
 
-int seg_save_file(const char *path, const void *data, size_t size, int overwrite, char *msg, size_t msg_size)
+/* Writes size bytes to fd and syncs them; -1 with msg filled. */
+static int write_all(int fd, const char *path, const void *data, size_t size, char *msg, size_t msg_size)
 {
-    struct stat st;
-    char tmp[4096];
-    if (!path || !*path) {
-        snprintf(msg, msg_size, "(no name): cannot create: empty path");
-        return -1;
-    }
-    if (!data) { /* what a failed open_memstream leaves: never an empty file in its place */
-        snprintf(msg, msg_size, "%s: cannot write: out of memory", path);
-        return -1;
-    }
-    if (!overwrite && stat(path, &st) == 0) {
-        snprintf(msg, msg_size, "%s: already exists (use -f to overwrite)", path);
-        return -1;
-    }
-    int fd = temp_create(path, tmp, sizeof tmp, msg, msg_size);
-    if (fd < 0)
-        return -1;
     const unsigned char *p = data;
     size_t done = 0;
     while (done < size) {
@@ -266,12 +277,92 @@ int seg_save_file(const char *path, const void *data, size_t size, int overwrite
             continue;
         if (k <= 0) {
             snprintf(msg, msg_size, "%s: cannot write: %s", path, k < 0 ? strerror(errno) : "no progress");
-            temp_discard(fd, tmp);
             return -1;
         }
         done += (size_t)k;
     }
-    return temp_commit(fd, tmp, path, msg, msg_size);
+    /* synced before the rename, or a power loss can leave the final name
+     * with no data (and a rerun would take it for done) */
+    if (fsync(fd) != 0) {
+        snprintf(msg, msg_size, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int seg_save_files(size_t n, const char *const *paths, const void *const *data, const size_t *sizes, int overwrite,
+                   char *msg, size_t msg_size)
+{
+    enum { MAX_FILES = 8 };
+    char tmp[MAX_FILES][4096]; /* tracked (for an interrupt) until renamed or removed */
+    int fds[MAX_FILES];
+    struct stat st;
+    if (n > MAX_FILES) {
+        snprintf(msg, msg_size, "%s: too many files at once", n ? paths[0] : "(none)");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!paths[i] || !*paths[i]) {
+            snprintf(msg, msg_size, "(no name): cannot create: empty path");
+            return -1;
+        }
+        if (!data[i]) { /* what a failed open_memstream leaves: never an empty file in its place */
+            snprintf(msg, msg_size, "%s: cannot write: out of memory", paths[i]);
+            return -1;
+        }
+        if (!overwrite && stat(paths[i], &st) == 0) {
+            snprintf(msg, msg_size, "%s: already exists (use -f to overwrite)", paths[i]);
+            return -1;
+        }
+    }
+    size_t made = 0;
+    int rc = 0;
+    for (; made < n; made++) {
+        fds[made] = temp_create(paths[made], tmp[made], sizeof tmp[made], msg, msg_size);
+        if (fds[made] < 0 || write_all(fds[made], paths[made], data[made], sizes[made], msg, msg_size)) {
+            if (fds[made] >= 0)
+                made++;
+            rc = -1;
+            break;
+        }
+    }
+    if (rc) { /* nothing renamed yet: every temporary file goes */
+        for (size_t i = 0; i < made; i++)
+            temp_discard(fds[i], tmp[i]);
+        return -1;
+    }
+    size_t renamed = 0;
+    for (; renamed < n; renamed++) {
+        if (rename(tmp[renamed], paths[renamed]) != 0) {
+            snprintf(msg, msg_size, "%s: cannot rename into place: %s", paths[renamed], strerror(errno));
+            rc = -1;
+            break;
+        }
+        track(tmp[renamed], 0);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (i < renamed) {
+            if (rc)
+                unlink(paths[i]);
+            close(fds[i]); /* closed after the rename: the lock lasts until the name is final */
+        } else {
+            temp_discard(fds[i], tmp[i]);
+        }
+    }
+    if (rc)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (sync_folder(paths[i]) != 0) {
+            snprintf(msg, msg_size, "%s: cannot sync its folder: %s", paths[i], strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int seg_save_file(const char *path, const void *data, size_t size, int overwrite, char *msg, size_t msg_size)
+{
+    return seg_save_files(1, &path, &data, &size, overwrite, msg, msg_size);
 }
 
 /* The stream's writes, through write() so that their errno is kept for

@@ -19,6 +19,12 @@ int seg_cutout(const seg_result *r, img_image *out);
 /* Writes an image as PNG through seg_save_file. */
 int seg_write_png(const char *path, int force, const img_image *img, char *error, size_t error_size);
 
+/* Writes n images as PNGs, all of them or none (seg_save_files): the
+ * outputs of one photo (mask, overlay, cut-out) are one result. Every image
+ * is encoded before the first file is created. */
+int seg_write_pngs(size_t n, const char *const *paths, const img_image *const *imgs, int force, char *error,
+                   size_t error_size);
+
 /* ---- atomic, durable saves
  *
  * A file is written under a hidden temporary name beside its final one,
@@ -35,6 +41,15 @@ int seg_write_png(const char *path, int force, const img_image *img, char *error
  * stream returns 0 and leaves the buffer NULL when its last realloc fails.
  * This is the save of the CLI's outputs and of the UI's. */
 int seg_save_file(const char *path, const void *data, size_t size, int overwrite, char *msg, size_t msg_size);
+
+/* Saves n files all or none: each is written and synced under its
+ * temporary name, and only once all of them are complete are they renamed
+ * into place. A rename that still fails (the temporary files lie beside
+ * their final names, so only a race can make it) removes the files already
+ * renamed; with overwrite, the older files those replaced are gone too.
+ * Returns 0, or -1 with msg naming the file that failed. */
+int seg_save_files(size_t n, const char *const *paths, const void *const *data, const size_t *sizes, int overwrite,
+                   char *msg, size_t msg_size);
 
 /* The same as a stream, for outputs written piecewise (DIMACS files). */
 typedef struct seg_out {

@@ -128,7 +128,7 @@ expect_exit 2 "--per-launch 0" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-di
 expect_stderr "per-launch needs 1..32" "--per-launch range named"
 expect_exit 2 "--per-launch 33" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --per-launch 33
 expect_exit 1 "missing folder" -- "$FLOWCUT" batch "$TMPD/nowhere" -o "$TMPD/x" --seeds-dir "$SEEDS"
-expect_stderr 'nowhere: not a folder' "names the folder"
+expect_stderr 'nowhere: cannot open folder: No such file or directory' "names the folder and why"
 if ! "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
     expect_exit 1 "gpu without device" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --engine gpu
     expect_stderr 'no CUDA device|no CUDA support' "says why"
