@@ -1,6 +1,5 @@
 /* CSR flow network: construction from arc lists, reverse CSR, results. */
 #define _POSIX_C_SOURCE 200809L
-#include "cpu/cpu_engines.h"
 #include "internal.h"
 
 #include <stdio.h>

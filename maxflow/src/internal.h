@@ -3,6 +3,7 @@
 #define FLOWCUT_MAXFLOW_INTERNAL_H
 
 #include "flowcut/maxflow.h"
+#include "flowcut_threads.h"
 
 #include <stdarg.h>
 
@@ -75,6 +76,10 @@ int mf_residual_init_threads(mf_residual *r, const mf_graph *g, int threads);
  * engines that keep terminal capacity per vertex and want only the cut
  * (mf_residual_forward does not apply to it). */
 int mf_residual_init_interior(mf_residual *r, const mf_graph *g, int threads);
+
+/* Threads for one CPU solve or set-up pass: mf_threads(opt->threads), all
+ * cores for a NULL opt (parallel.c). */
+int mf_cpu_threads(const mf_options *opt);
 
 /* Calls fn(ctx, lo, hi) on up to threads threads over ranges of [0, n)
  * of at least grain items (parallel.c); returns when all are done. */

@@ -1,9 +1,13 @@
-/* A parallel for over vertex ranges on pthreads, for the O(n + m) set-up
- * passes of the CPU engines (at 3 Mpx, building the residual graph alone
- * took 0.64 s of a 3.5 s two-thread BK solve). */
+/* The library's threads: how many (mf_threads, mf_cpu_threads: the one
+ * place that resolves "0 = every core") and a parallel for over vertex
+ * ranges on pthreads, for the O(n + m) set-up passes of the reader and the
+ * CPU engines, which are a serial stretch of a solve otherwise. The graph
+ * layer (graph.c, residual.c, dimacs.c) and the engines both call down
+ * into this file; it calls nothing above it. */
 #include "internal.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #define MAX_PARTS 64
 
@@ -47,4 +51,17 @@ void mf_parallel_for(int threads, int32_t n, int32_t grain, void (*fn)(void *ctx
         else
             part_main(&parts[i]); /* no thread to be had: here */
     }
+}
+
+int mf_threads(int requested)
+{
+    if (requested > 0)
+        return requested;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+int mf_cpu_threads(const mf_options *opt)
+{
+    return mf_threads(opt ? opt->threads : 0);
 }

@@ -12,8 +12,6 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
 int mf_bk_streams_arcs(const mf_graph *g, const mf_options *opt);
 /* What MF_CPU_AUTO runs on g (cpu_solve.c). */
 mf_cpu_algorithm mf_cpu_auto(const mf_graph *g);
-/* Threads for one CPU solve: opt->threads, or every online core when 0. */
-int mf_cpu_threads(const mf_options *opt);
 int mf_ibfs(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *err);
 
 /* Terminal arcs as one signed residual per vertex (terminals.c): tr[v] > 0
