@@ -107,6 +107,14 @@ int seg_next_option(int argc, char **argv, const char *shortopts, const struct o
         int handled = seg_parse_option(c, optarg, o, seed_path, cmd);
         if (handled < 0)
             return SEG_BAD_OPTION;
+        /* --scribble-colors red,blue: the value of an optional argument
+         * must follow '=', so getopt leaves it as an operand; a next word
+         * that is two colours is taken as the value instead */
+        if (c == SO_SCRIBBLE && !optarg && optind < argc && argv[optind][0] != '-' && strchr(argv[optind], ',')) {
+            seg_error err = {0};
+            if (seg_options_set(o, "scribble-colors", argv[optind], &err) == SEG_OK)
+                optind++;
+        }
         if (!handled)
             return c;
     }

@@ -76,6 +76,9 @@ expect_same "$TMPD/ref.png" "$TMPD/gy-mask.png" "named colours"
 expect_exit 0 "--scribble-colors=#008000,FFFF00" -- "$FLOWCUT" segment "$IMG" --seeds "$TMPD/gy.png" \
     "--scribble-colors=#008000,FFFF00" -o "$TMPD/gy-hex.png" --engine cpu
 expect_same "$TMPD/ref.png" "$TMPD/gy-hex.png" "hex colours"
+expect_exit 0 "--scribble-colors green,yellow (no =)" -- "$FLOWCUT" segment "$IMG" --seeds "$TMPD/gy.png" \
+    --scribble-colors green,yellow -o "$TMPD/gy-space.png" --engine cpu
+expect_same "$TMPD/ref.png" "$TMPD/gy-space.png" "named colours after a space"
 expect_exit 2 "a colour name misspelt" -- "$FLOWCUT" segment "$IMG" --seeds "$TMPD/gy.png" --scribble-colors=green,yelow -o "$TMPD/x.png"
 expect_err "flowcut segment: --scribble-colors: 'yelow' is not a colour: give FG,BG as names (red, green, blue, yellow, cyan, magenta, orange, purple, white, black) or #RRGGBB" \
     "bad colour name"
