@@ -319,46 +319,17 @@ void seg_job_free(seg_job *j)
  * the first guess, the whole box as foreground, is poor. */
 #define SEG_BOX_ITERATIONS 3
 
-/* The band of the photo's border that stands in for background seeds in
- * the colour model when there are none: a fiftieth of the shorter side
- * (at least 2 pixels), enough samples for the mixture at any size. */
-static int32_t border_band(int32_t width, int32_t height)
-{
-    int32_t side = width < height ? width : height;
-    int32_t b = side / 50;
-    return b < 2 ? 2 : b;
-}
-
-/* The labels the colour models are fitted on when the seeds lack a region:
- * the border band as background samples (soft: they are not hard seeds, an
- * object touching the frame can still keep it), the box's inside as
- * foreground samples. NULL model labels (0) when the seeds have both. */
+/* The labels the colour models are fitted on when the seeds lack a region
+ * (seg_model_labels); none when they have both. */
 static int prompt_model_labels(seg_job *j, const seg_options *o)
 {
-    int32_t w = j->r.photo.width, h = j->r.photo.height;
-    int64_t npx = (int64_t)w * h, nfg, nbg;
-    count_labels(j->labels, npx, &nfg, &nbg);
-    if ((nfg && nbg) || npx <= 0)
-        return 0;
-    uint8_t *m = malloc((size_t)npx);
-    if (!m)
-        return -1;
-    memcpy(m, j->labels, (size_t)npx);
-    if (!nbg) {
-        int32_t b = border_band(w, h);
-        for (int32_t y = 0; y < h; y++)
-            for (int32_t x = 0; x < w; x++)
-                if ((x < b || y < b || x >= w - b || y >= h - b) && m[(size_t)y * w + x] == GB_UNMARKED)
-                    m[(size_t)y * w + x] = GB_BACKGROUND;
-    }
     int32_t box[4];
-    if (!nfg && o->prompts && seg_prompts_get_box(o->prompts, box)) {
-        for (int64_t i = 0; i < npx; i++)
-            if (m[i] == GB_UNMARKED)
-                m[i] = GB_FOREGROUND; /* outside the box is all background already */
-        j->box_only = 1;
-    }
-    j->model_labels = m;
+    int has_box = o->prompts && seg_prompts_get_box(o->prompts, box);
+    uint8_t *m = NULL;
+    if (seg_model_labels(j->labels, j->r.photo.width, j->r.photo.height, has_box, &m, &j->box_only))
+        return -1;
+    if (m)
+        j->model_labels = m;
     return 0;
 }
 

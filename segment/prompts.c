@@ -250,3 +250,46 @@ int seg_prompts_paint(const seg_prompts *p, int32_t width, int32_t height, uint8
     }
     return SEG_OK;
 }
+
+/* A fiftieth of the shorter side, at least 2 pixels: enough samples for
+ * the background mixture at any size, thin enough to stay off most
+ * objects. */
+int32_t seg_border_band(int32_t width, int32_t height)
+{
+    int32_t side = width < height ? width : height;
+    int32_t b = side / 50;
+    return b < 2 ? 2 : b;
+}
+
+int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, int has_box, uint8_t **out,
+                     int *box_only)
+{
+    int64_t npx = (int64_t)width * height, nfg = 0, nbg = 0;
+    *out = NULL;
+    *box_only = 0;
+    for (int64_t i = 0; i < npx; i++) {
+        nfg += labels[i] == GB_FOREGROUND;
+        nbg += labels[i] == GB_BACKGROUND;
+    }
+    if ((nfg && nbg) || npx <= 0)
+        return 0;
+    uint8_t *m = malloc((size_t)npx);
+    if (!m)
+        return -1;
+    memcpy(m, labels, (size_t)npx);
+    if (!nbg) {
+        int32_t b = seg_border_band(width, height);
+        for (int32_t y = 0; y < height; y++)
+            for (int32_t x = 0; x < width; x++)
+                if ((x < b || y < b || x >= width - b || y >= height - b) && m[(size_t)y * width + x] == GB_UNMARKED)
+                    m[(size_t)y * width + x] = GB_BACKGROUND;
+    }
+    if (!nfg && has_box) {
+        for (int64_t i = 0; i < npx; i++)
+            if (m[i] == GB_UNMARKED)
+                m[i] = GB_FOREGROUND;
+        *box_only = 1;
+    }
+    *out = m;
+    return 0;
+}

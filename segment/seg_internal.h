@@ -14,4 +14,18 @@ int seg_fail(seg_error *err, int code, const char *fmt, ...)
 /* The name --scribble-colors gives rgb ("red"), or NULL: for messages. */
 const char *seg_colour_name(const uint8_t rgb[3]);
 
+/* The labels the colour models are fitted on when the seeds lack a
+ * region, for every front end alike (segment, batch, the session):
+ * without background seeds, the unmarked pixels of the photo's border band
+ * (seg_border_band wide) are background samples (soft: not hard seeds, so
+ * an object touching the frame can still keep it); without foreground
+ * seeds but with a box (has_box), the unmarked pixels are foreground
+ * samples (the box's outside is background already) and *box_only is set.
+ * *out is NULL when the seeds have both regions (fit on the labels
+ * themselves), else malloc'ed (the caller frees it). -1 when out of
+ * memory. */
+int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, int has_box, uint8_t **out,
+                     int *box_only);
+int32_t seg_border_band(int32_t width, int32_t height);
+
 #endif

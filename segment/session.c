@@ -1,8 +1,7 @@
 /* Interactive segmentation session: seeds edited in place, the network and
  * a warm max-flow solver kept alive, the mask re-cut after each edit. */
 #define _POSIX_C_SOURCE 200809L
-#include "flowcut/segment.h"
-#include "seg_internal.h"
+#include "session_internal.h"
 
 #include "flowcut/images.h"
 
@@ -15,45 +14,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-struct seg_session {
-    int32_t width, height;
-    int64_t npx;
-    seg_session_options opt;
-    uint8_t *rgb;
-    uint8_t *labels;      /* current seeds */
-    uint8_t *cut_labels;  /* the seeds of the network in the solver */
-    uint8_t *mask;
-    int32_t dirty[4];     /* x0, y0, x1, y1 (exclusive) of edits since the last cut; x0 >= x1: none */
-    /* the network and its solver; NULL until the first cut */
-    gb_models *models;
-    mf_graph graph;       /* while building; the solver keeps its own copy */
-    int32_t *cancelled;   /* per pixel: capacity pre-cancelled from both terminals */
-    int32_t seed_cap;
-    mf_dynamic *dyn;
-    int rebuild;          /* lambda changed: the next cut builds afresh */
-    int models_stale;     /* seeds changed since the models were fitted */
-    int64_t count[3];     /* pixels per label, kept as labels change */
-    /* undo history: steps [head, nsteps) recorded, [head, pos) applied */
-    uint8_t *committed;   /* the labels at the last step boundary */
-    int32_t step[4];      /* x0, y0, x1, y1 of edits since then; x0 >= x1: none */
-    struct hist_step *steps;
-    int64_t head, pos, nsteps, cap;
-    size_t hist_bytes, hist_limit;
-};
-
-/* One undoable step: the pixels whose label it changed, as runs in image
- * order, each "skip (varint, pixels after the previous run), length
- * (varint), before << 4 | after": a stroke costs a few bytes a row it
- * crosses, not its bounding box. */
-typedef struct hist_step {
-    uint8_t *data;
-    size_t size;
-    int32_t box[4];
-} hist_step;
-
-/* What one step is charged against the limit: its runs and its slot. */
-#define STEP_COST(size) ((size) + sizeof(hist_step))
 
 static double now(void)
 {
@@ -86,35 +46,6 @@ static int seed_priors(const seg_session *s)
     return s->opt.graph.geodesic > 0 || s->opt.graph.star;
 }
 
-static void history_drop(seg_session *s, int64_t from, int64_t to)
-{
-    for (int64_t k = from; k < to; k++) {
-        s->hist_bytes -= STEP_COST(s->steps[k].size);
-        free(s->steps[k].data);
-        s->steps[k].data = NULL;
-    }
-}
-
-/* Forgets the oldest steps until the history fits the limit. The slots are
- * compacted once half of them are dropped: amortised O(1) a step. */
-static void history_trim(seg_session *s)
-{
-    while (s->hist_bytes > s->hist_limit && s->head < s->nsteps) {
-        history_drop(s, s->head, s->head + 1);
-        s->head++;
-        if (s->pos < s->head)
-            s->pos = s->head;
-    }
-    if (s->head == s->nsteps) {
-        s->head = s->pos = s->nsteps = 0;
-    } else if (s->head > 64 && s->head > s->nsteps / 2) {
-        memmove(s->steps, s->steps + s->head, sizeof(hist_step) * (size_t)(s->nsteps - s->head));
-        s->nsteps -= s->head;
-        s->pos -= s->head;
-        s->head = 0;
-    }
-}
-
 static void drop_network(seg_session *s)
 {
     mf_dynamic_destroy(s->dyn);
@@ -136,20 +67,10 @@ void seg_session_close(seg_session *s)
     free(s->cut_labels);
     free(s->mask);
     free(s->committed);
-    if (s->steps)
-        history_drop(s, s->head, s->nsteps);
-    free(s->steps);
+    session_history_free(s);
     free(s);
 }
 
-/* Every label write goes through here: the counts stay exact without a
- * pass over the photo at each cut (12 Mpx: 7 ms). */
-static inline void set_label(seg_session *s, int64_t i, uint8_t l)
-{
-    s->count[s->labels[i]]--;
-    s->count[l]++;
-    s->labels[i] = l;
-}
 
 static void grow_box(int32_t *b, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
 {
@@ -163,8 +84,7 @@ static void grow_box(int32_t *b, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
     b[3] = y1 > b[3] ? y1 : b[3];
 }
 
-/* Labels changed in the rectangle: the next cut updates it. */
-static void mark_dirty(seg_session *s, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
+void session_mark_dirty(seg_session *s, int32_t x0, int32_t y0, int32_t x1, int32_t y1)
 {
     if (x0 >= x1 || y0 >= y1)
         return;
@@ -177,7 +97,7 @@ static void mark_edit(seg_session *s, int32_t x0, int32_t y0, int32_t x1, int32_
 {
     if (x0 >= x1 || y0 >= y1)
         return;
-    mark_dirty(s, x0, y0, x1, y1);
+    session_mark_dirty(s, x0, y0, x1, y1);
     grow_box(s->step, x0, y0, x1, y1);
 }
 
@@ -255,7 +175,7 @@ int seg_session_set_labels(seg_session *s, int32_t x, int32_t y, int32_t w, int3
                 return SEG_ERR_INVALID;
     for (int32_t r = 0; r < h; r++)
         for (int32_t c = 0; c < w; c++)
-            set_label(s, (int64_t)(y + r) * s->width + x + c, patch[(int64_t)r * stride + c]);
+            session_set_label(s, (int64_t)(y + r) * s->width + x + c, patch[(int64_t)r * stride + c]);
     mark_edit(s, x, y, x + w, y + h);
     return SEG_OK;
 }
@@ -379,7 +299,7 @@ int seg_session_paint_stroke(seg_session *s, uint8_t label, const double *xy, in
             run += cover[x];
             cover[x] = 0;
             if (run > 0)
-                set_label(s, (int64_t)y * s->width + x, label);
+                session_set_label(s, (int64_t)y * s->width + x, label);
         }
         if (hi >= 0)
             cover[hi + 1] = 0;
@@ -395,170 +315,6 @@ int seg_session_paint_line(seg_session *s, uint8_t label, double x0, double y0, 
     double xy[4] = {x0, y0, x1, y1};
     return seg_session_paint_stroke(s, label, xy, 2, radius);
 }
-
-static size_t varint_size(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80)
-        v >>= 7, n++;
-    return n;
-}
-
-static uint8_t *varint_put(uint8_t *p, uint64_t v)
-{
-    while (v >= 0x80) {
-        *p++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (uint8_t)v;
-    return p;
-}
-
-static const uint8_t *varint_get(const uint8_t *p, int64_t *v)
-{
-    uint64_t x = 0;
-    for (int shift = 0;; shift += 7) {
-        x |= (uint64_t)(*p & 0x7f) << shift;
-        if (!(*p++ & 0x80))
-            break;
-    }
-    *v = (int64_t)x;
-    return p;
-}
-
-/* Walks the changed runs of the open step: size only (out NULL) or encoded. */
-static size_t encode_step(const seg_session *s, uint8_t *out)
-{
-    const int32_t *b = s->step;
-    size_t size = 0;
-    int64_t prev_end = 0;
-    for (int32_t y = b[1]; y < b[3]; y++) {
-        const uint8_t *was = s->committed + (int64_t)y * s->width, *now = s->labels + (int64_t)y * s->width;
-        for (int32_t x = b[0]; x < b[2];) {
-            if (was[x] == now[x]) {
-                x++;
-                continue;
-            }
-            int32_t x1 = x + 1;
-            while (x1 < b[2] && was[x1] == was[x] && now[x1] == now[x])
-                x1++;
-            int64_t at = (int64_t)y * s->width + x;
-            size += varint_size((uint64_t)(at - prev_end)) + varint_size((uint64_t)(x1 - x)) + 1;
-            if (out) {
-                out = varint_put(out, (uint64_t)(at - prev_end));
-                out = varint_put(out, (uint64_t)(x1 - x));
-                *out++ = (uint8_t)(was[x] << 4 | now[x]);
-            }
-            prev_end = at + (x1 - x);
-            x = x1;
-        }
-    }
-    return size;
-}
-
-int seg_session_commit(seg_session *s)
-{
-    int32_t *b = s->step;
-    if (b[0] >= b[2])
-        return SEG_OK;
-    int rc = SEG_OK;
-    size_t size = encode_step(s, NULL);
-    if (size) {
-        /* a new step ends the redo branch */
-        history_drop(s, s->pos, s->nsteps);
-        s->nsteps = s->pos;
-        if (STEP_COST(size) > s->hist_limit) {
-            /* larger than the whole allowance: not undoable, and the older
-             * steps cannot be replayed across it */
-            history_drop(s, s->head, s->nsteps);
-            s->head = s->pos = s->nsteps = 0;
-        } else {
-            s->hist_bytes += STEP_COST(size); /* charged first so the trim makes room */
-            history_trim(s);
-            s->hist_bytes -= STEP_COST(size);
-            hist_step st = {malloc(size), size, {b[0], b[1], b[2], b[3]}};
-            if (st.data && s->nsteps == s->cap) {
-                int64_t cap = s->cap ? 2 * s->cap : 64;
-                hist_step *more = realloc(s->steps, sizeof(hist_step) * (size_t)cap);
-                if (more)
-                    s->steps = more, s->cap = cap;
-            }
-            if (!st.data || s->nsteps == s->cap) {
-                free(st.data);
-                history_drop(s, s->head, s->nsteps);
-                s->head = s->pos = s->nsteps = 0;
-                rc = SEG_ERR_NOMEM;
-            } else {
-                encode_step(s, st.data);
-                s->steps[s->nsteps++] = st;
-                s->pos = s->nsteps;
-                s->hist_bytes += STEP_COST(size);
-            }
-        }
-    }
-    for (int32_t y = b[1]; y < b[3]; y++)
-        memcpy(s->committed + (int64_t)y * s->width + b[0], s->labels + (int64_t)y * s->width + b[0],
-               (size_t)(b[2] - b[0]));
-    b[0] = b[2] = 0;
-    return rc;
-}
-
-/* Replays step k's before (undo) or after labels. */
-static void apply_step(seg_session *s, const hist_step *st, int after)
-{
-    const uint8_t *p = st->data, *end = st->data + st->size;
-    int64_t at = 0;
-    while (p < end) {
-        int64_t skip, len;
-        p = varint_get(p, &skip);
-        p = varint_get(p, &len);
-        uint8_t l = after ? (*p & 15) : (uint8_t)(*p >> 4);
-        p++;
-        at += skip;
-        for (int64_t i = at; i < at + len; i++) {
-            set_label(s, i, l);
-            s->committed[i] = l;
-        }
-        at += len;
-    }
-    mark_dirty(s, st->box[0], st->box[1], st->box[2], st->box[3]);
-}
-
-int seg_session_undo(seg_session *s)
-{
-    int rc = seg_session_commit(s); /* edits not yet committed are the step undone */
-    if (rc)
-        return rc;
-    if (s->pos <= s->head)
-        return 0;
-    s->pos--;
-    apply_step(s, &s->steps[s->pos], 0);
-    return 1;
-}
-
-int seg_session_redo(seg_session *s)
-{
-    int rc = seg_session_commit(s); /* an edit since the undo ends the redo branch */
-    if (rc)
-        return rc;
-    if (s->pos >= s->nsteps)
-        return 0;
-    apply_step(s, &s->steps[s->pos], 1);
-    s->pos++;
-    return 1;
-}
-
-int seg_session_can_undo(const seg_session *s) { return s->pos > s->head || s->step[0] < s->step[2]; }
-
-int seg_session_can_redo(const seg_session *s) { return s->pos < s->nsteps && s->step[0] >= s->step[2]; }
-
-void seg_session_set_history_limit(seg_session *s, size_t bytes)
-{
-    s->hist_limit = bytes;
-    history_trim(s);
-}
-
-size_t seg_session_history_bytes(const seg_session *s) { return s->hist_bytes; }
 
 void seg_session_set_refit(seg_session *s, int refit) { s->opt.refit = refit != 0; }
 
@@ -726,118 +482,3 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
     return SEG_OK;
 }
 
-void seg_draw_overlay(const uint8_t *rgb, const uint8_t *mask, int32_t w, int32_t h, uint8_t *out)
-{
-    for (int32_t y = 0; y < h; y++)
-        for (int32_t x = 0; x < w; x++) {
-            int64_t i = (int64_t)y * w + x;
-            const uint8_t *src = rgb + 3 * i;
-            uint8_t *dst = out + 3 * i;
-            int fg = mask[i] != 0;
-            int edge = (x > 0 && (mask[i - 1] != 0) != fg) || (x + 1 < w && (mask[i + 1] != 0) != fg) ||
-                       (y > 0 && (mask[i - w] != 0) != fg) || (y + 1 < h && (mask[i + w] != 0) != fg);
-            if (edge) {
-                dst[0] = 255, dst[1] = 220, dst[2] = 0; /* boundary in yellow */
-            } else if (fg) {
-                memcpy(dst, src, 3);
-            } else {
-                for (int c = 0; c < 3; c++)
-                    dst[c] = (uint8_t)(src[c] * 3 / 10);
-            }
-        }
-}
-
-void seg_draw_cutout(const uint8_t *rgb, const uint8_t *mask, int32_t w, int32_t h, uint8_t *out)
-{
-    for (int64_t i = 0; i < (int64_t)w * h; i++) {
-        memcpy(out + 4 * i, rgb + 3 * i, 3);
-        out[4 * i + 3] = mask[i];
-    }
-}
-
-/* The image of kind, allocated in out. */
-static int render(const seg_session *s, seg_save_kind kind, img_image *out)
-{
-    int32_t w = s->width, h = s->height;
-    int channels = kind == SEG_SAVE_OVERLAY ? 3 : kind == SEG_SAVE_CUTOUT ? 4 : 1;
-    if (img_alloc(out, w, h, channels))
-        return SEG_ERR_NOMEM;
-    switch (kind) {
-    case SEG_SAVE_MASK: memcpy(out->data, s->mask, (size_t)s->npx); break;
-    case SEG_SAVE_SEEDS: memcpy(out->data, s->labels, (size_t)s->npx); break;
-    case SEG_SAVE_CUTOUT: seg_draw_cutout(s->rgb, s->mask, w, h, out->data); break;
-    case SEG_SAVE_OVERLAY: seg_draw_overlay(s->rgb, s->mask, w, h, out->data); break;
-    }
-    return SEG_OK;
-}
-
-int seg_session_render_png(const seg_session *s, seg_save_kind kind, uint8_t **png, size_t *size,
-                           seg_error *err)
-{
-    img_image im = {0};
-    img_error ie = {0};
-    char *buf = NULL;
-    size_t len = 0;
-    *png = NULL;
-    *size = 0;
-    if (kind < SEG_SAVE_MASK || kind > SEG_SAVE_SEEDS)
-        return seg_fail(err, SEG_ERR_INVALID, "unknown image kind %d", (int)kind);
-    if (render(s, kind, &im))
-        return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) {
-        img_free(&im);
-        return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
-    }
-    int rc = img_write_png(f, &im, "<memory>", &ie);
-    img_free(&im);
-    if (fclose(f) != 0 || rc) {
-        free(buf);
-        return seg_fail(err, SEG_ERR_NOMEM, "cannot encode the PNG");
-    }
-    *png = (uint8_t *)buf;
-    *size = len;
-    return SEG_OK;
-}
-
-int seg_session_save(const seg_session *s, seg_save_kind kind, const char *path, int overwrite, seg_error *err)
-{
-    struct stat sb;
-    char tmp[4096];
-    if (!path || !*path || strlen(path) + 16 >= sizeof tmp)
-        return seg_fail(err, SEG_ERR_INVALID, "%s: invalid path", path ? path : "(null)");
-    if (!overwrite && stat(path, &sb) == 0)
-        return seg_fail(err, SEG_ERR_IO, "%s: already exists", path);
-    uint8_t *png = NULL;
-    size_t size = 0;
-    int rc = seg_session_render_png(s, kind, &png, &size, err);
-    if (rc)
-        return rc;
-    /* hidden name beside the target: same file system, so rename is atomic */
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path + 1) : 0;
-    snprintf(tmp, sizeof tmp, "%.*s.%s.tmp-XXXXXX", (int)dir_len, path, path + dir_len);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(png);
-        return seg_fail(err, SEG_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    }
-    size_t done = 0;
-    while (done < size) {
-        ssize_t k = write(fd, png + done, size - done);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        done += (size_t)k;
-    }
-    free(png);
-    int ok = done == size && fsync(fd) == 0;
-    ok = close(fd) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return seg_fail(err, SEG_ERR_IO, "%s: cannot write: %s", path, strerror(e));
-    }
-    return SEG_OK;
-}

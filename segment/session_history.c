@@ -1,0 +1,208 @@
+/* The session's undo history: steps of changed pixels, bounded in bytes
+ * (seg_session_commit, undo, redo; see segment.h). */
+#include "session_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void history_drop(seg_session *s, int64_t from, int64_t to)
+{
+    for (int64_t k = from; k < to; k++) {
+        s->hist_bytes -= STEP_COST(s->steps[k].size);
+        free(s->steps[k].data);
+        s->steps[k].data = NULL;
+    }
+}
+
+/* Forgets the oldest steps until the history fits the limit. The slots are
+ * compacted once half of them are dropped: amortised O(1) a step. */
+static void history_trim(seg_session *s)
+{
+    while (s->hist_bytes > s->hist_limit && s->head < s->nsteps) {
+        history_drop(s, s->head, s->head + 1);
+        s->head++;
+        if (s->pos < s->head)
+            s->pos = s->head;
+    }
+    if (s->head == s->nsteps) {
+        s->head = s->pos = s->nsteps = 0;
+    } else if (s->head > 64 && s->head > s->nsteps / 2) {
+        memmove(s->steps, s->steps + s->head, sizeof(hist_step) * (size_t)(s->nsteps - s->head));
+        s->nsteps -= s->head;
+        s->pos -= s->head;
+        s->head = 0;
+    }
+}
+
+static size_t varint_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80)
+        v >>= 7, n++;
+    return n;
+}
+
+static uint8_t *varint_put(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static const uint8_t *varint_get(const uint8_t *p, int64_t *v)
+{
+    uint64_t x = 0;
+    for (int shift = 0;; shift += 7) {
+        x |= (uint64_t)(*p & 0x7f) << shift;
+        if (!(*p++ & 0x80))
+            break;
+    }
+    *v = (int64_t)x;
+    return p;
+}
+
+/* Walks the changed runs of the open step: size only (out NULL) or encoded. */
+static size_t encode_step(const seg_session *s, uint8_t *out)
+{
+    const int32_t *b = s->step;
+    size_t size = 0;
+    int64_t prev_end = 0;
+    for (int32_t y = b[1]; y < b[3]; y++) {
+        const uint8_t *was = s->committed + (int64_t)y * s->width, *now = s->labels + (int64_t)y * s->width;
+        for (int32_t x = b[0]; x < b[2];) {
+            if (was[x] == now[x]) {
+                x++;
+                continue;
+            }
+            int32_t x1 = x + 1;
+            while (x1 < b[2] && was[x1] == was[x] && now[x1] == now[x])
+                x1++;
+            int64_t at = (int64_t)y * s->width + x;
+            size += varint_size((uint64_t)(at - prev_end)) + varint_size((uint64_t)(x1 - x)) + 1;
+            if (out) {
+                out = varint_put(out, (uint64_t)(at - prev_end));
+                out = varint_put(out, (uint64_t)(x1 - x));
+                *out++ = (uint8_t)(was[x] << 4 | now[x]);
+            }
+            prev_end = at + (x1 - x);
+            x = x1;
+        }
+    }
+    return size;
+}
+
+int seg_session_commit(seg_session *s)
+{
+    int32_t *b = s->step;
+    if (b[0] >= b[2])
+        return SEG_OK;
+    int rc = SEG_OK;
+    size_t size = encode_step(s, NULL);
+    if (size) {
+        /* a new step ends the redo branch */
+        history_drop(s, s->pos, s->nsteps);
+        s->nsteps = s->pos;
+        if (STEP_COST(size) > s->hist_limit) {
+            /* larger than the whole allowance: not undoable, and the older
+             * steps cannot be replayed across it */
+            history_drop(s, s->head, s->nsteps);
+            s->head = s->pos = s->nsteps = 0;
+        } else {
+            s->hist_bytes += STEP_COST(size); /* charged first so the trim makes room */
+            history_trim(s);
+            s->hist_bytes -= STEP_COST(size);
+            hist_step st = {malloc(size), size, {b[0], b[1], b[2], b[3]}};
+            if (st.data && s->nsteps == s->cap) {
+                int64_t cap = s->cap ? 2 * s->cap : 64;
+                hist_step *more = realloc(s->steps, sizeof(hist_step) * (size_t)cap);
+                if (more)
+                    s->steps = more, s->cap = cap;
+            }
+            if (!st.data || s->nsteps == s->cap) {
+                free(st.data);
+                history_drop(s, s->head, s->nsteps);
+                s->head = s->pos = s->nsteps = 0;
+                rc = SEG_ERR_NOMEM;
+            } else {
+                encode_step(s, st.data);
+                s->steps[s->nsteps++] = st;
+                s->pos = s->nsteps;
+                s->hist_bytes += STEP_COST(size);
+            }
+        }
+    }
+    for (int32_t y = b[1]; y < b[3]; y++)
+        memcpy(s->committed + (int64_t)y * s->width + b[0], s->labels + (int64_t)y * s->width + b[0],
+               (size_t)(b[2] - b[0]));
+    b[0] = b[2] = 0;
+    return rc;
+}
+
+/* Replays step k's before (undo) or after labels. */
+static void apply_step(seg_session *s, const hist_step *st, int after)
+{
+    const uint8_t *p = st->data, *end = st->data + st->size;
+    int64_t at = 0;
+    while (p < end) {
+        int64_t skip, len;
+        p = varint_get(p, &skip);
+        p = varint_get(p, &len);
+        uint8_t l = after ? (*p & 15) : (uint8_t)(*p >> 4);
+        p++;
+        at += skip;
+        for (int64_t i = at; i < at + len; i++) {
+            session_set_label(s, i, l);
+            s->committed[i] = l;
+        }
+        at += len;
+    }
+    session_mark_dirty(s, st->box[0], st->box[1], st->box[2], st->box[3]);
+}
+
+int seg_session_undo(seg_session *s)
+{
+    int rc = seg_session_commit(s); /* edits not yet committed are the step undone */
+    if (rc)
+        return rc;
+    if (s->pos <= s->head)
+        return 0;
+    s->pos--;
+    apply_step(s, &s->steps[s->pos], 0);
+    return 1;
+}
+
+int seg_session_redo(seg_session *s)
+{
+    int rc = seg_session_commit(s); /* an edit since the undo ends the redo branch */
+    if (rc)
+        return rc;
+    if (s->pos >= s->nsteps)
+        return 0;
+    apply_step(s, &s->steps[s->pos], 1);
+    s->pos++;
+    return 1;
+}
+
+int seg_session_can_undo(const seg_session *s) { return s->pos > s->head || s->step[0] < s->step[2]; }
+
+int seg_session_can_redo(const seg_session *s) { return s->pos < s->nsteps && s->step[0] >= s->step[2]; }
+
+void seg_session_set_history_limit(seg_session *s, size_t bytes)
+{
+    s->hist_limit = bytes;
+    history_trim(s);
+}
+
+size_t seg_session_history_bytes(const seg_session *s) { return s->hist_bytes; }
+
+
+void session_history_free(seg_session *s)
+{
+    if (s->steps)
+        history_drop(s, s->head, s->nsteps);
+    free(s->steps);
+    s->steps = NULL;
+}
