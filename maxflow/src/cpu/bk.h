@@ -23,8 +23,8 @@ enum { FREE = 0, SRC_TREE = 1, SNK_TREE = 2, TERMINAL_VERTEX = 3 };
  * residual, which only roots and augmentations read, lives apart (bk_run.tr),
  * and so does the parent vertex, which walks up a tree chase (bk_run.up): a
  * node is 12 bytes. The distance cache only steers the choice of parents
- * (nearer ones keep paths short), so 16 bits that saturate are enough;
- * 16 bytes a node were 1-2% slower on seg-dev. */
+ * (nearer ones keep paths short), so 16 bits that saturate are enough,
+ * and a smaller node keeps more of the tree in cache. */
 typedef struct bk_node {
     int32_t parent;   /* position, in the vertex's arcs, of the arc to its parent */
     int32_t stamp;    /* dist is valid at this time */
@@ -38,10 +38,9 @@ typedef struct bk_node {
 
 /* The last augmenting path's branch on one side, root first, with the flow
  * that its arcs carry but do not show yet. In the merges without the prior
- * the paths come in hot spots: each next path shares 86% of its vertices
- * with the previous one (48% on the source side, 38% on the sink side, the
- * 3 Mpx network's 0.75 M merge), and walked both branches to their roots
- * and pushed each arc again. A path that meets the spine walks only down
+ * the paths come in hot spots: each next path shares most of its vertices
+ * with the previous one, and walked both branches to their roots and
+ * pushed each arc again. A path that meets the spine walks only down
  * to it: one prefix minimum gives the rest of the branch's bottleneck, and
  * the flow through the whole spine is one counter (every path through it
  * uses all of it: the spine is cut below the junction and the walked part
@@ -50,10 +49,10 @@ typedef struct bk_node {
  * growth that re-parents one, the end of the run. Nothing but augment reads
  * a spine arc meanwhile: growth and adoption only look at arcs to vertices
  * off the spine's path or in another tree, the spine holds no dry arc, and
- * ancestors of a spine vertex are on the spine. The walks fell by 58%, the
- * time much less (the walk had brought in what adoption reads next): a 3
- * Mpx merge solved alone 9% faster, a 12 Mpx one 17%, 16 threads on the
- * 12 Mpx network without the prior 20% (H100 host). */
+ * ancestors of a spine vertex are on the spine. The walks fall by more
+ * than half; the time by less, since the walk had also brought into cache
+ * what adoption reads next. Spines turn on only where paths are long
+ * (spine_switch). */
 typedef struct bk_spine {
     int32_t len, cap;  /* vertices vert[0 .. len), vert[0] the root, each the parent of the next */
     int64_t sent;      /* flow sent through the whole spine so far */
@@ -75,7 +74,7 @@ typedef struct bk_run {
     int32_t *up;      /* the parent vertex itself (when parent is an arc), apart
                        * from the nodes: walks up a tree chase this array alone,
                        * 4 bytes a vertex, which stays in a core's L2 cache where
-                       * the nodes do not (GT07's 0.49 Mpx: 2 MB), and load the
+                       * the nodes do not, and load the
                        * node and the arc of each step independently */
     int64_t *tr;      /* terminal residual per vertex: > 0 from source, < 0 to sink */
     int32_t lo, size;

@@ -112,8 +112,8 @@ static double max_crossing(void)
  * random order; not a grid in row order) will be one block, known before
  * the set-up, which then takes the one-thread passes. Those stream the
  * arcs by tail; the threaded ones look up every vertex's in-arcs, which
- * on such a graph are scattered (R-MAT scale 17, 2 threads: set-up 0.06
- * s against 0.03 s on one). Deterministic, so the plan is too. */
+ * on such a graph are scattered (the threaded set-up then takes longer
+ * than the one-thread one). Deterministic, so the plan is too. */
 int mf_bk_crosses_blocks(const mf_graph *g, int k)
 {
     int32_t n = g->num_vertices, s = g->source, t = g->sink;
@@ -187,8 +187,8 @@ static int plan_blocks(const mf_graph *g, const mf_residual *r, int k, int threa
 /* The merge tree as tasks: blocks are leaves, each merge waits for its two
  * halves. A pool of threads takes whatever task is ready, so a merge starts
  * as soon as its own halves are done rather than when the slowest block of
- * a level is (block times differ by 10x and more on photos: the flow each
- * band must route depends on its content), and there can be more blocks
+ * a level is (block times differ by an order of magnitude on photos: the
+ * flow each band must route depends on its content), and there can be more blocks
  * than threads to spread that work. */
 typedef struct bk_task {
     bk_job job;
@@ -267,11 +267,10 @@ static void *pool_worker(void *arg)
 /* The merges over leaves [lo, hi): each range splits at its middle (the
  * larger half first), so that the top merge's seam lies near the middle
  * of the graph and the next ones near its quarters whatever the count.
- * Pairing neighbours level by level, an odd one out moving up, did so only
- * for powers of two: 24 blocks (12 threads) merged a third of the image
- * into the rest last, and the 3 Mpx network without the prior took
- * 3.4-3.6 s on 12 threads, 1.3-1.6 s with this tree (6 threads 3.2-3.8
- * -> 1.4-1.7 s; 16 threads, a power of two, 1.2 s either way; H100 host).
+ * Pairing neighbours level by level, an odd one out moving up, does so
+ * only for powers of two: with other counts it merges a large share of
+ * the image into the rest last, a serial merge as long as the whole
+ * solve on one thread.
  * Returns the task that covers the range. */
 static int merge_tree(bk_task *tasks, int lo, int hi, int *count)
 {

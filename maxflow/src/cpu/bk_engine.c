@@ -52,8 +52,9 @@ int mf_bk_streams_arcs(const mf_graph *g, const mf_options *opt)
     return g->num_vertices >= 2 && bk_set_up_plan(g, opt, mf_cpu_threads(opt), &planned);
 }
 
-/* The O(n) passes before and after the search, on every thread (at 12
- * Mpx each is a serial stretch the blocks wait for or the caller does). */
+/* The O(n) passes before and after the search, on every thread (on a
+ * large photo each is a serial stretch the blocks wait for, or the caller
+ * does). */
 typedef struct bk_pass {
     bk_node *v;
     uint8_t *source_side;
@@ -105,9 +106,8 @@ int mf_bk(const mf_graph *g, const mf_options *opt, mf_result *res, mf_error *er
         mf_parallel_for(threads, n, 65536, clear_nodes, &pass);
         v[g->source].tree = v[g->sink].tree = TERMINAL_VERTEX;
         /* Excesses only where no flow is read back, and only where the
-         * graph is one block: there they cut the search by 7-15% on the
-         * networks without the prior, but merged blocks on 8 and 16
-         * threads were no faster with them (a merge's time goes into its
+         * graph is one block: there they shorten the search, but merged
+         * blocks gain nothing from them (a merge's time goes into its
          * adoptions more than its walks); solve_blocks applies the rule. */
         int excess = opt->cut_only;
         bk_times times = {0};

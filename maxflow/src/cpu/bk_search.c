@@ -64,8 +64,7 @@ static void spine_cut(bk_run *b, uint8_t side, int32_t z, int mode);
 /* An augmentation's orphans go to the front of the queue, the children a
  * failed adoption orphans to the back (the order of Kolmogorov's
  * maxflow-v3): the fresh break is mended first, near the path, before
- * older subtrees. One thread, warm, 34 seg-dev networks: 0.955-0.982x
- * the time of one FIFO in three interleaved runs. An orphan on a spine
+ * older subtrees, which is faster than one FIFO. An orphan on a spine
  * cuts it there first. */
 static void make_orphan_front(bk_run *b, int32_t v)
 {
@@ -336,7 +335,7 @@ static void take_lent(bk_run *b, uint8_t side, int64_t amount, const int32_t *le
  * only the sink side is ever pushed inexactly), and that vertex, its arc
  * dry, is an orphan like any other (adopt). Returns what reaches the
  * root. `exact`: every arc can carry `across` (BK's push; the plain
- * loop kept apart is 15% fewer instructions in augment). */
+ * loop is kept apart because it compiles to far fewer instructions). */
 static inline __attribute__((always_inline)) int64_t push_side(bk_run *b, int32_t from, int32_t to, int64_t across,
                                                                 const uint8_t side, const int exact)
 {
@@ -392,8 +391,7 @@ static void settle_root(bk_run *b, int32_t root, uint8_t side, int64_t arrived, 
  * parents: stamped with this augmentation's time and their distance, the
  * adoptions that follow (origin_distance) stop there instead of walking
  * the trunk up to the root once more (each augmentation's first adoption
- * did: the walks to a root were as many vertices as the augmentations'
- * own, 25 a call, in the 3 Mpx network's merges without the prior). */
+ * did, and those walks were as long as the augmentations' own). */
 static void stamp_trunk(bk_run *b, int32_t from, int32_t to)
 {
     const int32_t *path = b->path;
@@ -414,15 +412,15 @@ static void stamp_trunk(bk_run *b, int32_t from, int32_t to)
  * tail as an excess, which goes on down the sink tree once the vertex has
  * a parent again (discharge) or roots a source tree there. So the next
  * path starts near the sink side's dry arc instead of walking the same
- * long source branch again (on the 3 Mpx network without the prior the
- * walks fell from 280 to 170 million vertices). The flow still grows by
+ * long source branch again (the walks fall by about a third on photos
+ * without the prior). The flow still grows by
  * the bottleneck each time, so BK's termination holds; an excess is a
  * terminal residual, the same reparametrisation to every cut as a root's,
  * so the value and the canonical cut are a maximum flow's. Only the arc
  * flows are no flow (an excess left over breaks conservation), and a
  * cut-only solve never reads them. Deficits on the source side, the
- * mirror image, were measured too: they churned the trees more than they
- * saved (1 Mpx: 1.5 against 1.1 million adoptions). */
+ * mirror image, churn the trees more than they save (more adoptions than
+ * they spare walks), so the source side stays exact. */
 static void augment(bk_run *b, int32_t x, int32_t xy)
 {
     mf_rarc *arcs = b->arcs;
@@ -692,8 +690,7 @@ static void run_search(bk_run *b)
          * resumes at the arc of the last path: an augmentation changes no
          * other arc of v but its parent's, and a neighbour that an adoption
          * frees re-activates v (adopt), which then scans again from the
-         * start. One thread: 0.966-0.975x on 34 seg-dev networks, the 1 Mpx
-         * network without the prior 0.88-0.91x. */
+         * start, which saves the rescans of arcs known to lead nowhere. */
         while (b->v[v].tree != FREE && (xy = grow(b, v, &x, &from)) >= 0) {
             b->time++;
             augment(b, x, xy);
@@ -724,8 +721,8 @@ static void seed_trees(bk_run *b)
  * across the seam at mid are the only ones that may grow or meet the
  * other tree, so they are the active ones. They are found among the
  * border vertices of the merged leaves, in vertex order: a scan of the
- * whole block was 0.02 s per million vertices, 0.24 s of the last merge
- * of a 12 Mpx photo that found 4,800 paths. */
+ * whole block would cost more than the last merges' searches, which find
+ * few paths. */
 static void activate_seam(bk_run *b, int32_t mid, const bk_border *leaves, int nleaves)
 {
     for (int j = 0; j < nleaves; j++)

@@ -6,55 +6,33 @@
 #include <string.h>
 
 /* Which algorithm wins depends on the network as much as on its size.
- * Where at least every other vertex has a terminal arc (photos, grids) BK
- * wins at every size: on the 102 default seg-dev networks 1.8x faster than
- * push-relabel in geometric mean (H100 host, session 9), on 500 x 500
- * grids 1.3-2.1x, on the sample at 12 Mpx 2.9 against 5.8 s on one thread
- * (session 13; level without the geodesic prior, where BK's blocks then
- * run 5x faster on 16 threads and push-relabel has no threads). It used to
- * hand over to push-relabel above 6 million vertices, when its paths were
- * longer and its set-up slower.
+ * Where at least every other vertex has a terminal arc (photos, grids,
+ * dense DAGs) BK wins at every size: its trees are reused after each
+ * augmentation and the s-t paths are short, and its blocks merge on
+ * several threads where push-relabel has none.
  *
  * Elsewhere the terminals touch a few vertices or one face, and what
  * decides is how far the vertices lie from the source: the mean
  * breadth-first distance over the vertices it reaches (one pass over the
- * arcs). Session 14, this 2-core VM, engine seconds of push-relabel / BK /
- * IBFS on one thread:
- *   genrmf a64 b4 (mean 22.6)     0.027 / 0.074 / 0.145
- *   genrmf a128 b8 (25.1)         0.41  / 11.8  / 5.78
- *   genrmf a48 b384 (193)         2.77  / over 100 s (BK, the old rule's pick above 0.35 M)
- *   RLG 512 x 16 (8.5)            0.0056 / 0.026 / 0.025
- *   genrmf a6 b8 (5.6)            0.00023 / 0.00041 / 0.00053
- *   RLG 64 x 8 (4.5)              0.00038 / 0.00041 / 0.00068
- *   R-MAT scale 17 (2.9)          0.138 / 0.054 / 0.036
- * and on the H100 host (session 8) R-MAT scale 20 2.53 / 0.70 / 0.88,
- * scale 22 10.6 / 3.11 / 4.04. R-MAT's mean is 2.2 to 3.0 from scale 8
- * to 20. Far networks (mean above 4) take push-relabel, whose labels do
- * not care how long the paths are; near ones IBFS, within 1.3x of the best
- * (push-relabel loses 3.4x on R-MAT).
- * Dense DAGs give every vertex a terminal arc and go to BK, the fastest on
- * acyclic-dense 1000 (0.024 / 0.0087 / 0.011). So do bipartite matchings,
- * but there every capacity is 1: each augmentation saturates its whole
- * path and orphans every vertex on it, so BK's trees are rebuilt rather
- * than reused, and BK falls behind as they grow: matching 200k x 200k
- * 0.720 / 0.746 / 0.657 (H100 host), 1M x 1M 4.58 / 6.05 / 4.76 (VM),
- * 2M x 2M 8.85 / 25.2 / 9.16 (H100 host). Unit-capacity networks take
- * IBFS, within 4% of the best at each size.
- *
- * Measured and dropped earlier: racing push-relabel against BK on two
- * threads (each slowed the other by 30% on a 2-vCPU machine) and BK with a
- * work budget before push-relabel. */
+ * arcs). Far networks (mean above NEAR_MEAN_DISTANCE: genrmf, long RLG)
+ * take push-relabel, whose labels do not care how long the paths are, and
+ * on which BK's paths grow without bound; near ones (R-MAT, whose mean
+ * stays between 2 and 3 at every scale) take IBFS, which keeps BK's reuse
+ * of trees but bounds their depth. Unit-capacity networks (bipartite
+ * matchings) take IBFS too: each augmentation saturates its whole path
+ * and orphans every vertex on it, so BK's trees are rebuilt rather than
+ * reused. Racing two algorithms on two threads, and BK with a work budget
+ * before push-relabel, were tried and lost (each slowed the other). The
+ * measurements behind each threshold are in docs/benchmarks.md and the
+ * history of this file. */
 #define NEAR_MEAN_DISTANCE 4.0
 
 /* A terminal that is a hub: its degree above this many times the mean.
  * ECL-MaxFlow's protocol on undirected graphs puts source and sink on the
  * vertices of the highest degrees. There IBFS, whose trees hang from the
- * terminal and re-scan its neighbours as they adopt orphans, lost 1.3-6x
- * on Graph500-quadrant R-MAT (scale 16-20, edge factors 8-48: a terminal
- * of 500-1,400 times the mean degree) and push-relabel was the best or
- * within 2x of BK, which can be far worse (12.0 s against 1.56 s on one
- * pair); on rmat22.sym's kind (a terminal of 23-34 times the mean) IBFS
- * stays the best, 1.3-2x ahead (session 22, 2-core VM). */
+ * terminal and re-scan its neighbours as they adopt orphans, loses to
+ * push-relabel once the terminal holds hundreds of times the mean degree;
+ * below this ratio (tens of times) IBFS stays the best. */
 #define HUB_TERMINAL_RATIO 128.0
 
 static int32_t degree(const mf_graph *g, int32_t v)
@@ -62,14 +40,13 @@ static int32_t degree(const mf_graph *g, int32_t v)
     return (g->out_start[v + 1] - g->out_start[v]) + (g->in_start[v + 1] - g->in_start[v]);
 }
 
-/* Arcs the distance pass may scan: the whole pass cost 0.35 s on R-MAT
- * scale 20 (34 million arcs; IBFS then solves in 0.60 s, H100 host), and
- * the first 4 million decide as well (the vertices met first are the
- * nearest, so the mean over them can only understate the mean over all;
- * on networks whose first 4 million arcs lie within 4 steps of the source
- * most of the rest does too). With it the pass takes 0.03 s at most on
- * the 2-core VM (R-MAT scale 17 whole: 0.032 s; scale 19: 0.028 s) and
- * picks as the whole pass did on every family. */
+/* Arcs the distance pass may scan. The whole pass costs a sizeable part
+ * of IBFS's own solve on large R-MAT networks, and the first 4 million
+ * arcs decide as well: the vertices met first are the nearest, so the mean
+ * over them can only understate the mean over all, and on networks whose
+ * first 4 million arcs lie within 4 steps of the source most of the rest
+ * does too. The budget keeps the pass to a few hundredths of a second
+ * and picks as the whole pass did on every family tried. */
 #define DISTANCE_ARC_BUDGET (1 << 22)
 
 /* Mean breadth-first distance from the source over the vertices it

@@ -111,8 +111,8 @@ __global__ void __launch_bounds__(256) bfs_level(dev_state d, int level, int32_t
 }
 
 /* Every remaining BFS level in one cooperative launch, levels separated
- * by grid-wide barriers: genrmf-wide 128 needs about 3,000 levels per BFS
- * and one launch per level made its 159 BFSs 2.4 of 3.4 s. The frontier
+ * by grid-wide barriers: deep networks (genrmf) need thousands of levels
+ * per BFS, and a launch per level would make the BFS most of the solve. The frontier
  * written by other blocks is read through L2 (__ldcg): L1 is not coherent
  * within a kernel. Heights read stale can only look unvisited, and the
  * atomicCAS settles those. counters[6] receives the first level not run. */

@@ -228,9 +228,8 @@ struct engine_cfg {
 
 /* What the launch configuration reads from a host graph: the largest
  * degree of a vertex other than the terminals, which are never active and
- * so never hubs (a photo's terminals have a million arcs, its pixels 10:
- * counting them launched an idle hub_round every round, 3-8% of a photo's
- * solve), and a sample of its arcs. */
+ * so never hubs (a photo's terminals have an arc per pixel: counting them
+ * would launch an idle hub_round every round), and a sample of its arcs. */
 struct graph_facts {
     int32_t max_deg;
     int64_t sampled, two_way;

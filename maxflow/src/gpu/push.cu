@@ -11,7 +11,11 @@
  * round moved excess a single arc per ~1 ms round.
  * Why it stays a valid preflow under races: e and every cached residual are
  * lower bounds (only v lowers its excess or the residuals out of v), and
- * cached heights are lower bounds (heights only grow between BFSs). */
+ * cached heights are lower bounds (heights only grow between BFSs).
+ * Kept as one function: it is one warp-synchronous loop whose every lane
+ * must reach the shuffles and appends together, with its state (the
+ * cached residuals and heights, the pushed-to vertices) in registers;
+ * pieces would have to pass all of it by reference. */
 template <int G>
 __device__ __forceinline__ void push_round_body(const dev_state &d, int parity, int round, int32_t hmax,
                                                 int32_t target, int32_t blocked, int cycles, int32_t size,
