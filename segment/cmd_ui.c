@@ -138,13 +138,7 @@ int cmd_ui(int argc, char **argv)
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     seg_options o;
-    seg_options_default(&o);
-    {   /* the session's defaults (no geodesic prior, so strokes re-solve warm),
-         * which the options below may change */
-        seg_session_options sd;
-        seg_session_options_default(&sd);
-        o.graph = sd.graph;
-    }
+    seg_options_default(&o); /* the page's session runs segment's energy */
     const char *seeds = NULL, *out = NULL, *host = "127.0.0.1";
     int port = DEFAULT_PORT, quiet = 0, c;
     optind = 1;

@@ -25,25 +25,30 @@ static double now(void)
 void seg_session_options_default(seg_session_options *o)
 {
     memset(o, 0, sizeof *o);
+    /* `flowcut segment`'s energy, prior included: the session's mask after
+     * any edits equals `flowcut segment` on the same seeds */
     gb_params_default(&o->graph);
-    /* no geodesic prior by default: it depends on every stroke, so each
-     * stroke would change every pixel's terminal arcs and the warm re-solve
-     * would turn into a rebuild; a user who paints interactively adds a
-     * stroke where the mask is wrong instead. Without the prior, lambda 150
-     * measured best (README, segmentation quality). */
-    o->graph.geodesic = 0.0;
-    o->graph.star = 0;
-    o->graph.lambda = 150.0;
     mf_options_default(&o->solve);
     o->solve.cpu_algorithm = MF_CPU_AUTO;
     o->solve.cut_only = 1;
     o->refit = 1;
 }
 
-/* 1 when the network depends on the seeds beyond their own pixels. */
-static int seed_priors(const seg_session *s)
+static double cold_fraction = 0.1;
+
+void session_set_cold_fraction(double fraction) { cold_fraction = fraction; }
+
+/* 1 when the network's arcs depend on the seeds beyond their own pixels
+ * (star convexity): a seed edit rebuilds it. */
+static int seed_arcs(const seg_session *s)
 {
-    return s->opt.graph.geodesic > 0 || s->opt.graph.star;
+    return s->opt.graph.star;
+}
+
+/* 1 when every pixel's terminals depend on the seeds (the geodesic prior). */
+static int seed_terminals(const seg_session *s)
+{
+    return s->opt.graph.geodesic > 0;
 }
 
 static void drop_network(seg_session *s)
@@ -52,9 +57,15 @@ static void drop_network(seg_session *s)
     s->dyn = NULL;
     gb_models_free(s->models);
     s->models = NULL;
+    gb_prior_free(s->prior);
+    s->prior = NULL;
     mf_graph_free(&s->graph);
     free(s->cancelled);
-    s->cancelled = NULL;
+    free(s->cur_cs);
+    free(s->cur_ct);
+    free(s->new_cs);
+    free(s->new_ct);
+    s->cancelled = s->cur_cs = s->cur_ct = s->new_cs = s->new_ct = NULL;
 }
 
 void seg_session_close(seg_session *s)
@@ -316,6 +327,37 @@ int seg_session_paint_line(seg_session *s, uint8_t label, double x0, double y0, 
     return seg_session_paint_stroke(s, label, xy, 2, radius);
 }
 
+int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label)
+{
+    if (x < 0 || y < 0 || x >= s->width || y >= s->height || (label != GB_FOREGROUND && label != GB_BACKGROUND))
+        return SEG_ERR_INVALID;
+    /* the disc of seg_prompts_paint, pixel for pixel */
+    const int32_t r = seg_prompts_radius(s->width, s->height);
+    const int32_t x0 = x - r < 0 ? 0 : x - r, x1 = x + r >= s->width ? s->width - 1 : x + r;
+    const int32_t y0 = y - r < 0 ? 0 : y - r, y1 = y + r >= s->height ? s->height - 1 : y + r;
+    for (int32_t py = y0; py <= y1; py++)
+        for (int32_t px = x0; px <= x1; px++)
+            if ((px - x) * (px - x) + (py - y) * (py - y) <= r * r)
+                session_set_label(s, (int64_t)py * s->width + px, label);
+    mark_edit(s, x0, y0, x1 + 1, y1 + 1);
+    return SEG_OK;
+}
+
+int seg_session_box(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h)
+{
+    if (x < 0 || y < 0 || w <= 0 || h <= 0 || x >= s->width || y >= s->height)
+        return SEG_ERR_INVALID;
+    const int64_t bx1 = (int64_t)x + w, by1 = (int64_t)y + h;
+    for (int32_t py = 0; py < s->height; py++)
+        for (int32_t px = 0; px < s->width; px++)
+            if (px < x || px >= bx1 || py < y || py >= by1)
+                session_set_label(s, (int64_t)py * s->width + px, GB_BACKGROUND);
+    s->has_box = 1;
+    s->box[0] = x, s->box[1] = y, s->box[2] = w, s->box[3] = h;
+    mark_edit(s, 0, 0, s->width, s->height);
+    return SEG_OK;
+}
+
 void seg_session_set_refit(seg_session *s, int refit) { s->opt.refit = refit != 0; }
 
 int seg_session_models_stale(const seg_session *s) { return s->dyn && s->models_stale; }
@@ -331,16 +373,30 @@ int seg_session_set_lambda(seg_session *s, double lambda)
     return SEG_OK;
 }
 
-/* Queues pixel p's terminal capacities for its current label and models;
- * returns the change of the pre-cancelled flow. */
-static int set_terminals(seg_session *s, int64_t p, int64_t *changed_arcs, mf_error *e)
+/* Gives pixel p the terminal capacities (cs, ct) in the network:
+ * pre-cancelled to one arc, min(cs, ct) kept in the flow offset. Kohli and
+ * Torr: raising both terminal arcs by the same amount changes no cut, so
+ * where the new capacities would cut into the flow the arcs now carry
+ * (the CPU's state says how much), both are raised until it fits and the
+ * offset lowered to match; the state stays a valid preflow with no deficit
+ * to repair, and the re-solve only adds flow. */
+static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, int64_t *changed_arcs,
+                           mf_error *e)
 {
-    int32_t cs, ct;
-    gb_pixel_terminals(s->rgb + 3 * p, s->labels[p], s->models, s->seed_cap, &cs, &ct);
     int32_t m = cs < ct ? cs : ct, term = cs - ct;
     const mf_graph *g = mf_dynamic_graph(s->dyn);
     int32_t src_arc = g->out_start[g->source] + (int32_t)p, snk_arc = g->out_start[p + 1] - 1;
     int32_t want_src = term > 0 ? term : 0, want_snk = term < 0 ? -term : 0;
+    int32_t f_src = 0, f_snk = 0;
+    if (mf_dynamic_arc_flow(s->dyn, src_arc, &f_src) == MF_OK &&
+        mf_dynamic_arc_flow(s->dyn, snk_arc, &f_snk) == MF_OK) {
+        int32_t lift = f_src - want_src > f_snk - want_snk ? f_src - want_src : f_snk - want_snk;
+        if (lift > 0 && lift <= INT32_MAX - (want_src > want_snk ? want_src : want_snk)) {
+            want_src += lift;
+            want_snk += lift;
+            m -= lift;
+        }
+    }
     int rc = MF_OK;
     if (g->arc_cap[src_arc] != want_src) {
         rc = mf_dynamic_set_arc(s->dyn, src_arc, want_src, 0, e);
@@ -354,41 +410,157 @@ static int set_terminals(seg_session *s, int64_t p, int64_t *changed_arcs, mf_er
         mf_dynamic_add_offset(s->dyn, (int64_t)m - s->cancelled[p]);
         s->cancelled[p] = m;
     }
+    s->cur_cs[p] = cs;
+    s->cur_ct[p] = ct;
     return rc;
 }
 
-static int count_seeds(const seg_session *s, int64_t *nfg, int64_t *nbg)
+/* The labels the models are fitted on (seg_model_labels: the border band
+ * stands in for missing background seeds); *owned set when they are a
+ * copy to free. NULL when out of memory. */
+static const uint8_t *model_labels(const seg_session *s, uint8_t **owned)
 {
-    *nfg = s->count[GB_FOREGROUND];
-    *nbg = s->count[GB_BACKGROUND];
-    return *nfg && *nbg;
+    int box_only;
+    *owned = NULL;
+    if (seg_model_labels(s->labels, s->width, s->height, 0, owned, &box_only))
+        return NULL;
+    return *owned ? *owned : s->labels;
+}
+
+static int fit_models(const seg_session *s, gb_models **m, seg_error *err)
+{
+    uint8_t *owned;
+    const uint8_t *ml = model_labels(s, &owned);
+    if (!ml)
+        return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
+    int rc = gb_models_fit(s->rgb, s->width, s->height, ml, &s->opt.graph, m);
+    free(owned);
+    return rc ? seg_fail(err, SEG_ERR_MODEL, "colour models: %s", gb_strerror(rc)) : SEG_OK;
 }
 
 /* Builds the network from scratch and creates its solver (a cold solve). */
 static int build_fresh(seg_session *s, seg_error *err)
 {
     drop_network(s);
-    int rc = gb_models_fit(s->rgb, s->width, s->height, s->labels, &s->opt.graph, &s->models);
+    int rc = fit_models(s, &s->models, err);
     if (rc)
-        return seg_fail(err, SEG_ERR_MODEL, "colour models: %s", gb_strerror(rc));
-    s->cancelled = malloc(sizeof(int32_t) * (size_t)s->npx);
-    if (!s->cancelled)
+        return rc;
+    size_t n = (size_t)s->npx;
+    s->cancelled = malloc(sizeof(int32_t) * n);
+    s->cur_cs = malloc(sizeof(int32_t) * n);
+    s->cur_ct = malloc(sizeof(int32_t) * n);
+    if (!s->cancelled || !s->cur_cs || !s->cur_ct)
         return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
     rc = gb_build_dynamic(s->rgb, s->width, s->height, s->labels, s->models, &s->opt.graph, &s->graph,
                           s->cancelled, &s->seed_cap);
     if (rc)
         return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "network: %s", gb_strerror(rc));
+    if (!seed_arcs(s) && (rc = gb_prior_new(s->rgb, s->width, s->height, &s->opt.graph, &s->prior)))
+        return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
+    const mf_graph *g = &s->graph;
+    for (int64_t p = 0; p < s->npx; p++) { /* what the network holds, before pre-cancelling */
+        s->cur_cs[p] = g->arc_cap[g->out_start[g->source] + p] + s->cancelled[p];
+        s->cur_ct[p] = g->arc_cap[g->out_start[p + 1] - 1] + s->cancelled[p];
+    }
     mf_error e = {0};
     rc = mf_dynamic_create(&s->graph, &s->opt.solve, &s->dyn, &e);
     if (rc)
         return seg_fail(err, SEG_ERR_SOLVE, "solver: %s", e.message);
     mf_graph_free(&s->graph); /* the solver holds its own copy */
-    /* a re-fit rewrites every terminal arc (a sixth of the arcs change):
-     * measured on the sample, warm took 2.8 s where cold took 1.8 s on the
-     * CPU at 1 Mpx, 2.0 s against 1.2 s on the H100 at 12 Mpx */
-    mf_dynamic_set_cold_fraction(s->dyn, 0.1);
+    mf_dynamic_set_cold_fraction(s->dyn, cold_fraction);
     s->rebuild = 0;
     s->models_stale = 0;
+    return SEG_OK;
+}
+
+/* Re-fits the models when the seeds changed; *all set when they differ
+ * (every pixel's terminals change). */
+static int refit(seg_session *s, int *all, seg_error *err)
+{
+    gb_models *m = NULL;
+    int rc = fit_models(s, &m, err);
+    if (rc)
+        return rc;
+    if (!gb_models_equal(m, s->models)) {
+        gb_models_free(s->models);
+        s->models = m;
+        *all = 1;
+    } else {
+        gb_models_free(m);
+    }
+    s->models_stale = 0;
+    return SEG_OK;
+}
+
+/* New terminal capacities for the seeds: every pixel's when all is set
+ * (new models, or the prior after an edit: gb_prior_terminals, exactly as
+ * a fresh build sets them), else the edited pixels' alone. */
+static int update_terminals(seg_session *s, int all, seg_cut_stats *st, seg_error *err)
+{
+    mf_error e = {0};
+    int rc;
+    if (all) {
+        if (!s->new_cs && !(s->new_cs = malloc(sizeof(int32_t) * (size_t)s->npx)))
+            return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
+        if (!s->new_ct && !(s->new_ct = malloc(sizeof(int32_t) * (size_t)s->npx)))
+            return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
+        rc = gb_prior_terminals(s->prior, s->labels, s->models, s->seed_cap, s->new_cs, s->new_ct);
+        if (rc)
+            return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
+        for (int64_t p = 0; p < s->npx; p++) {
+            if (s->new_cs[p] == s->cur_cs[p] && s->new_ct[p] == s->cur_ct[p])
+                continue;
+            st->changed_pixels++;
+            if ((rc = apply_terminals(s, p, s->new_cs[p], s->new_ct[p], &st->changed_arcs, &e)))
+                return seg_fail(err, SEG_ERR_SOLVE, "solver: %s", e.message);
+        }
+        return SEG_OK;
+    }
+    for (int32_t y = s->dirty[1]; y < s->dirty[3]; y++)
+        for (int32_t x = s->dirty[0]; x < s->dirty[2]; x++) {
+            int64_t p = (int64_t)y * s->width + x;
+            if (s->labels[p] == s->cut_labels[p])
+                continue;
+            int32_t cs, ct;
+            gb_pixel_terminals(s->rgb + 3 * p, s->labels[p], s->models, s->seed_cap, &cs, &ct);
+            st->changed_pixels++;
+            if ((rc = apply_terminals(s, p, cs, ct, &st->changed_arcs, &e)))
+                return seg_fail(err, SEG_ERR_SOLVE, "solver: %s", e.message);
+        }
+    return SEG_OK;
+}
+
+/* A box and no foreground seed: the one-shot pipeline's box route
+ * (`flowcut segment --box`: the inside as the foreground's first sample,
+ * re-fitted), on the session's seeds; the network is rebuilt at the next
+ * cut with a foreground seed. */
+static int cut_box_only(seg_session *s, seg_cut_stats *st, double t0, seg_error *err)
+{
+    seg_options o;
+    seg_options_default(&o);
+    o.graph = s->opt.graph;
+    o.solve = s->opt.solve;
+    seg_prompts *p = seg_prompts_new();
+    if (!p)
+        return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
+    int rc = seg_prompts_set_box(p, s->box[0], s->box[1], s->box[2], s->box[3], err);
+    o.prompts = p;
+    seg_info info;
+    if (!rc)
+        rc = seg_segment(s->rgb, s->width, s->height, s->labels, 1, &o, s->mask, &info, err);
+    seg_prompts_free(p);
+    if (rc)
+        return rc;
+    drop_network(s);
+    st->foreground = info.foreground;
+    st->flow = info.flow;
+    st->engine = info.engine;
+    st->model_seconds = info.model_seconds;
+    st->update_seconds = info.build_seconds;
+    st->solve_seconds = info.solve_seconds;
+    st->changed_pixels = s->npx;
+    snprintf(st->device, sizeof st->device, "%s", info.device);
+    st->total_seconds = now() - t0;
     return SEG_OK;
 }
 
@@ -399,16 +571,19 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         st = &local;
     memset(st, 0, sizeof *st);
     double t0 = now();
-    int64_t nfg, nbg;
-    if (!count_seeds(s, &nfg, &nbg)) {
+    int64_t nfg = s->count[GB_FOREGROUND], nbg = s->count[GB_BACKGROUND];
+    if (!nfg && s->has_box && nbg)
+        return cut_box_only(s, st, t0, err);
+    if (!nfg || (!nbg && s->opt.graph.border < 0)) {
         memset(s->mask, 0, (size_t)s->npx);
-        return seg_fail(err, SEG_ERR_NEED_SEEDS, "no %s seed yet: paint at least one %s stroke",
-                    nfg ? "background" : "foreground", nfg ? "background" : "foreground");
+        return seg_fail(err, SEG_ERR_NEED_SEEDS, "%s",
+                        !nfg ? "no foreground seed yet: click on the object or paint a foreground stroke"
+                             : "no background seed yet: paint a background stroke (the border is off)");
     }
     int rc;
     mf_error e = {0};
-    if (seed_priors(s) && s->dirty[0] < s->dirty[2])
-        s->rebuild = 1; /* new strokes move the geodesic priors everywhere */
+    if (seed_arcs(s) && s->dirty[0] < s->dirty[2])
+        s->rebuild = 1; /* new seeds move the star's arcs */
     if (!s->dyn || s->rebuild) {
         rc = build_fresh(s, err);
         if (rc) {
@@ -419,35 +594,15 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         st->changed_pixels = s->npx;
     } else {
         int all = 0;
-        if (s->opt.refit && s->models_stale) {
-            gb_models *m = NULL;
-            rc = gb_models_fit(s->rgb, s->width, s->height, s->labels, &s->opt.graph, &m);
-            if (rc)
-                return seg_fail(err, SEG_ERR_MODEL, "colour models: %s", gb_strerror(rc));
-            if (!gb_models_equal(m, s->models)) {
-                gb_models_free(s->models);
-                s->models = m;
-                all = 1;
-            } else {
-                gb_models_free(m);
-            }
-            s->models_stale = 0;
-        }
+        if (s->opt.refit && s->models_stale && (rc = refit(s, &all, err)))
+            return rc;
         double t1 = now();
         st->model_seconds = t1 - t0;
         st->refitted = all;
-        int32_t x0 = all ? 0 : s->dirty[0], y0 = all ? 0 : s->dirty[1];
-        int32_t x1 = all ? s->width : s->dirty[2], y1 = all ? s->height : s->dirty[3];
-        for (int32_t y = y0; y < y1; y++)
-            for (int32_t x = x0; x < x1; x++) {
-                int64_t p = (int64_t)y * s->width + x;
-                if (!all && s->labels[p] == s->cut_labels[p])
-                    continue;
-                st->changed_pixels++;
-                rc = set_terminals(s, p, &st->changed_arcs, &e);
-                if (rc)
-                    return seg_fail(err, SEG_ERR_SOLVE, "solver: %s", e.message);
-            }
+        if (seed_terminals(s) && s->dirty[0] < s->dirty[2])
+            all = 1; /* the prior moves with every edit */
+        if ((rc = update_terminals(s, all, st, err)))
+            return rc;
         st->update_seconds = now() - t1;
     }
     double t2 = now();

@@ -21,6 +21,12 @@ struct seg_session {
     int32_t dirty[4];     /* x0, y0, x1, y1 (exclusive) of edits since the last cut; x0 >= x1: none */
     /* the network and its solver; NULL until the first cut */
     gb_models *models;
+    gb_prior *prior;      /* the photo's side of the terminals (beta, similarity) */
+    int32_t *cur_cs, *cur_ct; /* per pixel: the terminal capacities the network holds
+                               * (before pre-cancelling and any lift) */
+    int32_t *new_cs, *new_ct; /* the next cut's, when every pixel is recomputed */
+    int has_box;          /* seg_session_box: for a cut with no foreground seed */
+    int32_t box[4];
     mf_graph graph;       /* while building; the solver keeps its own copy */
     int32_t *cancelled;   /* per pixel: capacity pre-cancelled from both terminals */
     int32_t seed_cap;
@@ -61,6 +67,11 @@ static inline void session_set_label(seg_session *s, int64_t i, uint8_t l)
 
 /* Labels changed in the rectangle: the next cut updates it. */
 void session_mark_dirty(seg_session *s, int32_t x0, int32_t y0, int32_t x1, int32_t y1);
+/* Whole-photo terminal changes (re-fitted models, the prior after an edit)
+ * over this fraction of the arcs are solved cold in place, fewer warm
+ * (mf_dynamic_set_cold_fraction); benchmarks set it to compare. */
+void session_set_cold_fraction(double fraction);
+
 /* Frees the undo history. */
 void session_history_free(seg_session *s);
 

@@ -46,14 +46,19 @@ static int teardown(void **state)
 }
 
 /* The mask `flowcut segment` computes: models fitted on the labels (or the
- * given frozen models), gb_build, a cold CPU solve. */
+ * given frozen models), gb_build, a cold CPU solve; the session's energy
+ * (geodesic prior on unless geodesic says 0). */
+static double reference_geodesic = -1; /* < 0: the default */
+
 static void reference_mask(const uint8_t *labels, const gb_models *frozen, double lambda, uint8_t *mask,
                            int64_t *flow)
 {
     seg_session_options so;
-    seg_session_options_default(&so); /* the session's network: no geodesic prior */
+    seg_session_options_default(&so);
     gb_params p = so.graph;
     p.lambda = lambda;
+    if (reference_geodesic >= 0)
+        p.geodesic = reference_geodesic;
     gb_models *m = NULL;
     if (!frozen)
         assert_int_equal(gb_models_fit(photo.data, photo.width, photo.height, labels, &p, &m), GB_OK);
@@ -127,11 +132,11 @@ static void run_strokes(mf_engine engine)
     }
     assert_true(cuts >= 2);
     assert_memory_equal(seg_session_labels(s), seed_labels, (size_t)w * h);
-    /* the golden mask of `flowcut segment examples/coffee.png --seeds examples/coffee-seeds.png
-     * --geodesic 0 --lambda 150`: the session's defaults */
+    /* the golden mask of `flowcut segment examples/coffee.png --seeds
+     * examples/coffee-seeds.png`: the session runs segment's energy */
     img_image golden = {0};
     img_error ie = {0};
-    assert_int_equal(img_load_labels(FLOWCUT_TEST_DATA_DIR "/coffee-mask-session.png", 0, &golden, &ie), IMG_OK);
+    assert_int_equal(img_load_labels(FLOWCUT_TEST_DATA_DIR "/coffee-mask.png", 0, &golden, &ie), IMG_OK);
     assert_memory_equal(golden.data, seg_session_mask(s), (size_t)w * h);
     img_free(&golden);
     /* strokes: foreground, background, erase, each re-cut warm */
@@ -183,8 +188,8 @@ static void test_strokes_match_fresh_solves_gpu(void **state)
     run_strokes(MF_ENGINE_GPU);
 }
 
-/* With refit off, the models fitted at the first cut stay: strokes change
- * only the stroked pixels' terminal arcs. */
+/* With refit off and no geodesic prior, the models fitted at the first
+ * cut stay: strokes change only the stroked pixels' terminal arcs. */
 static void test_frozen_models(void **state)
 {
     (void)state;
@@ -192,6 +197,8 @@ static void test_frozen_models(void **state)
     seg_session_options_default(&o);
     o.solve.engine = MF_ENGINE_CPU;
     o.refit = 0;
+    o.graph.geodesic = 0;
+    reference_geodesic = 0;
     seg_session *s = NULL;
     seg_error err = {0};
     assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, seed_labels, &o, &s, &err), SEG_OK);
@@ -216,6 +223,93 @@ static void test_frozen_models(void **state)
         free(want);
     }
     gb_models_free(frozen);
+    seg_session_close(s);
+    reference_geodesic = -1;
+}
+
+/* The mask `flowcut segment` gives the session's photo and seeds (and its
+ * box while there is no foreground seed): seg_segment, defaults. */
+static void expect_segment(seg_session *s, const int32_t *box, const char *what)
+{
+    size_t npx = (size_t)photo.width * photo.height;
+    seg_cut_stats st;
+    seg_error err = {0};
+    if (seg_session_cut(s, &st, &err) != SEG_OK)
+        fail_msg("%s: cut failed: %s", what, err.message);
+    seg_options o;
+    seg_options_default(&o);
+    o.solve.engine = MF_ENGINE_CPU;
+    seg_prompts *p = seg_prompts_new();
+    if (box) {
+        assert_int_equal(seg_prompts_set_box(p, box[0], box[1], box[2], box[3], &err), SEG_OK);
+        o.prompts = p;
+    }
+    uint8_t *want = malloc(npx);
+    seg_info info;
+    if (seg_segment(photo.data, photo.width, photo.height, seg_session_labels(s), 1, &o, want, &info, &err))
+        fail_msg("%s: seg_segment failed: %s", what, err.message);
+    if (memcmp(want, seg_session_mask(s), npx) != 0)
+        fail_msg("%s: the session's mask differs from flowcut segment's", what);
+    if (info.flow != st.flow)
+        fail_msg("%s: session flow %lld, segment %lld", what, (long long)st.flow, (long long)info.flow);
+    printf("%s: total %.3f model %.3f update %.3f solve %.3f warm %d px %lld fg %lld\n", what, st.total_seconds,
+           st.model_seconds, st.update_seconds, st.solve_seconds, st.warm, (long long)st.changed_pixels,
+           (long long)st.foreground);
+    seg_prompts_free(p);
+    free(want);
+}
+
+/* One energy: after clicks (one foreground click alone, the border as the
+ * background), a box, strokes, erasing and undo, the session's mask and
+ * flow equal `flowcut segment`'s on the same seeds, bit for bit; and the
+ * clicked pixels are on their side. */
+static void test_session_equals_segment(void **state)
+{
+    (void)state;
+    seg_session_options o;
+    seg_session_options_default(&o);
+    o.solve.engine = MF_ENGINE_CPU;
+    seg_session *s = NULL;
+    seg_error err = {0};
+    assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, NULL, &o, &s, &err), SEG_OK);
+    assert_int_equal(seg_session_click(s, 300, 150, GB_FOREGROUND), SEG_OK);
+    expect_segment(s, NULL, "one click");
+    assert_int_equal(seg_session_mask(s)[150 * photo.width + 300], 255);
+    assert_int_equal(seg_session_commit(s), SEG_OK);
+    assert_int_equal(seg_session_click(s, 420, 330, GB_FOREGROUND), SEG_OK);
+    expect_segment(s, NULL, "two clicks");
+    assert_int_equal(seg_session_click(s, 60, 60, GB_BACKGROUND), SEG_OK);
+    expect_segment(s, NULL, "a background click");
+    assert_int_equal(seg_session_mask(s)[60 * photo.width + 60], 0);
+    assert_int_equal(seg_session_paint_line(s, GB_FOREGROUND, 250, 200, 350, 210, 4), SEG_OK);
+    expect_segment(s, NULL, "a stroke");
+    assert_int_equal(seg_session_paint_line(s, GB_UNMARKED, 240, 190, 360, 220, 8), SEG_OK);
+    expect_segment(s, NULL, "erasing");
+    assert_int_equal(seg_session_undo(s), 1);
+    expect_segment(s, NULL, "undo");
+    assert_int_equal(seg_session_redo(s), 1);
+    expect_segment(s, NULL, "redo");
+    assert_int_equal(seg_session_click(s, photo.width, 0, GB_FOREGROUND), SEG_ERR_INVALID);
+    assert_int_equal(seg_session_click(s, 0, 0, 3), SEG_ERR_INVALID);
+    seg_session_close(s);
+
+    /* a box alone, then a click inside it */
+    assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, NULL, &o, &s, &err), SEG_OK);
+    const int32_t box[4] = {150, 60, 320, 280};
+    assert_int_equal(seg_session_box(s, box[0], box[1], box[2], box[3]), SEG_OK);
+    expect_segment(s, box, "a box");
+    for (int32_t x = 0; x < photo.width; x += 7)
+        assert_int_equal(seg_session_mask(s)[x], 0); /* the top row is outside */
+    assert_int_equal(seg_session_click(s, 300, 150, GB_FOREGROUND), SEG_OK);
+    expect_segment(s, NULL, "a box and a click");
+    seg_session_close(s);
+
+    /* foreground-only with the border off: refused, as segment refuses it */
+    o.graph.border = -1;
+    assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, NULL, &o, &s, &err), SEG_OK);
+    assert_int_equal(seg_session_click(s, 300, 150, GB_FOREGROUND), SEG_OK);
+    assert_int_equal(seg_session_cut(s, NULL, &err), SEG_ERR_NEED_SEEDS);
+    assert_non_null(strstr(err.message, "no background seed"));
     seg_session_close(s);
 }
 
@@ -461,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_strokes_match_fresh_solves_cpu),
         cmocka_unit_test(test_strokes_match_fresh_solves_gpu),
         cmocka_unit_test(test_frozen_models),
+        cmocka_unit_test(test_session_equals_segment),
         cmocka_unit_test(test_save_is_atomic),
         cmocka_unit_test(test_history_bounded_in_bytes),
         cmocka_unit_test(test_stroke_spans_match_pixel_rule),

@@ -198,18 +198,35 @@ class TestSession(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "border"):
             flowcut.segment(rgb, labels, border="near")
 
+    def test_session_clicks_match_segment(self):
+        rgb = read_png(os.path.join(EXAMPLES, "coffee.png"))
+        with flowcut.Session(rgb, engine="cpu") as s:
+            s.click(300, 150)
+            s.cut()
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, clicks=[(300, 150)], engine="cpu")))
+            s.click(60, 60, positive=False)
+            s.cut()
+            want = flowcut.segment(rgb, clicks=[(300, 150), (60, 60, False)], engine="cpu")
+            self.assertTrue(np.array_equal(s.mask, want))
+            with self.assertRaisesRegex(ValueError, "outside"):
+                s.click(rgb.shape[1], 0)
+        with flowcut.Session(rgb, engine="cpu") as s:
+            s.box(150, 60, 320, 280)
+            s.cut()
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, box=(150, 60, 320, 280), engine="cpu")))
+
     def test_session_matches_segment(self):
         rgb, labels = read_png(os.path.join(EXAMPLES, "coffee.png")), read_png(os.path.join(EXAMPLES, "coffee-seeds.png"))
         with flowcut.Session(rgb, labels, engine="cpu") as s:
             st = s.cut()
             self.assertFalse(st["warm"])
-            classic = dict(engine="cpu", geodesic=0, lambda_=150)  # the session's defaults
+            classic = dict(engine="cpu")  # the session runs segment()'s energy
             self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, labels, **classic)))
-            s.set_refit(False)  # a stroke answered at once: its pixels' terminals only, warm
+            s.set_refit(False)  # a stroke answered at once: the models stay
             s.paint("foreground", 250, 150, 320, 180, radius=6)
             s.paint("background", 10, 10, 60, 20, radius=3)
             st = s.cut()
-            self.assertTrue(st["warm"])
+            self.assertFalse(st["refitted"])
             self.assertGreater(st["changed_pixels"], 0)
             s.set_refit(True)  # then refined: models re-fitted, as segment fits them
             s.cut()
@@ -218,7 +235,7 @@ class TestSession(unittest.TestCase):
             self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, seeds, **classic)))
             s.lambda_ = 80
             s.cut()
-            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, seeds, lambda_=80, engine="cpu", geodesic=0)))
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, seeds, lambda_=80, engine="cpu")))
             out = os.path.join(tempfile.mkdtemp(), "m.png")
             s.save(out)
             self.assertTrue(np.array_equal(read_png(out), s.mask))

@@ -190,9 +190,8 @@ def main():
                 fails.append("the pinch painted a stroke")
             if not os.path.exists(stem + ".mask.png") or mask_png_bits(stem + ".mask.png") != after:
                 fails.append("the saved mask is not the page's mask")
-            replay = os.path.join(tmp, "replay.png")  # with flowcut ui's defaults: no geodesic prior, lambda 150
-            r = subprocess.run([flowcut, "segment", photo, "--seeds", stem + ".seeds.png", "-o", replay,
-                                "--geodesic", "0", "--lambda", "150"],
+            replay = os.path.join(tmp, "replay.png")  # flowcut ui runs segment's energy
+            r = subprocess.run([flowcut, "segment", photo, "--seeds", stem + ".seeds.png", "-o", replay],
                                capture_output=True, text=True)
             if r.returncode != 0 or mask_png_bits(replay) != after:
                 fails.append("replaying the saved seeds with flowcut segment gave another mask: " + r.stderr)

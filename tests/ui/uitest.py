@@ -32,7 +32,10 @@ class Server:
             h["X-Flowcut-Token"] = self.token
         elif token:
             h["X-Flowcut-Token"] = token
-        c.request(method, path, body=body, headers=h)
+        try:
+            c.request(method, path, body=body, headers=h)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused before the body was all sent (413, 403): the answer is waiting
         r = c.getresponse()
         data = r.read()
         c.close()

@@ -172,10 +172,10 @@ int seg_segment_files(const char *image_path, const char *seed_path, const seg_o
 /* ---------------------------------------------------------------------
  * Interactive session. */
 typedef struct seg_session_options {
-    gb_params graph;   /* lambda, connectivity, model, ... as `flowcut segment`,
-                        * but without the geodesic prior and with lambda 150
-                        * by default (every stroke would rebuild the network);
-                        * with geodesic > 0 or star, a stroke rebuilds it */
+    gb_params graph;   /* lambda, connectivity, model, the geodesic prior and
+                        * the border: `flowcut segment`'s energy by default
+                        * (gb_params_default); with star convexity a stroke
+                        * rebuilds the network */
     mf_options solve;  /* engine (auto: GPU when usable), device, cpu_algorithm */
     int refit;         /* 1 (default): re-fit the models after every seed edit */
 } seg_session_options;
@@ -212,6 +212,16 @@ int seg_session_paint_line(seg_session *s, uint8_t label, double x0, double y0, 
  * however many segments cover it. SEG_ERR_NOMEM, SEG_ERR_INVALID (bad
  * label, radius, or a coordinate not finite or beyond 1e7). */
 int seg_session_paint_stroke(seg_session *s, uint8_t label, const double *xy, int32_t npoints, double radius);
+/* A click at pixel (x, y), label GB_FOREGROUND or GB_BACKGROUND, painted
+ * as `flowcut segment --clicks` paints it (a disc of seg_prompts_radius()
+ * pixels, hard seeds). One foreground click is enough for a cut: the
+ * photo's border stands in for the background (unless border < 0).
+ * SEG_ERR_INVALID outside the photo or for another label. */
+int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label);
+/* A box (GrabCut's rectangle): every pixel outside it becomes background.
+ * While there is no foreground seed, a cut segments the box's inside as
+ * `flowcut segment --box` does; clicks and strokes then refine it. */
+int seg_session_box(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h);
 /* Replaces every label (width * height bytes). */
 int seg_session_set_all_labels(seg_session *s, const uint8_t *labels);
 /* New n-link weight; the next cut rebuilds the network. */

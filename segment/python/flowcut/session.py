@@ -2,9 +2,9 @@
 runs) from Python: seeds edited in place, each cut re-solved warm from the
 last one. With refit on (the default) every cut's mask is bit-identical to
 flowcut.segment() on the session's current seeds with the same options.
-The session's defaults are segment()'s with geodesic=0 and lambda_=150:
-the geodesic prior depends on every stroke, so with it (geodesic > 0 or
-star="on") each stroke rebuilds the network instead of re-solving warm."""
+The session's defaults are segment()'s, geodesic prior included; clicks
+(click) and a box (box) are painted as `flowcut segment --clicks/--box`
+paints them, so one foreground click is enough to cut."""
 import ctypes
 
 import numpy as np
@@ -82,6 +82,16 @@ class Session(_Owned):
             raise ValueError("radius must be >= 0")
         if _lib.seg_session_paint_line(self._live(), self._label(label), x0, y0, x1, y1, radius):
             raise ValueError("paint: coordinates and radius must be finite numbers")
+
+    def click(self, x, y, positive=True):
+        """A click at pixel (x, y): on the object (positive) or the background."""
+        if _lib.seg_session_click(self._live(), int(x), int(y), 1 if positive else 2):
+            raise ValueError(f"click {x},{y}: outside the {self.width}x{self.height} photo")
+
+    def box(self, x, y, width, height):
+        """GrabCut's box: everything outside it becomes background."""
+        if _lib.seg_session_box(self._live(), int(x), int(y), int(width), int(height)):
+            raise ValueError(f"box {x},{y},{width},{height}: empty or outside the photo")
 
     def set_labels(self, x, y, patch):
         """Sets the labels of a rectangle at (x, y) from a 2-D patch."""
