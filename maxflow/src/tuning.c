@@ -70,8 +70,11 @@ static const mf_gpu_tuning gpu_defaults = {
     .interval = 0,
 };
 
-static mf_bk_tuning bk_now = bk_defaults;
-static mf_gpu_tuning gpu_now = gpu_defaults;
+/* What a test or benchmark set; the defaults until then (C does not take
+ * another object as a static initialiser, hence the flags). */
+static mf_bk_tuning bk_now;
+static mf_gpu_tuning gpu_now;
+static int bk_set, gpu_set;
 
 mf_bk_tuning mf_bk_tuning_default(void)
 {
@@ -85,22 +88,24 @@ mf_gpu_tuning mf_gpu_tuning_default(void)
 
 const mf_bk_tuning *mf_bk_tuning_get(void)
 {
-    return &bk_now;
+    return bk_set ? &bk_now : &bk_defaults;
 }
 
 const mf_gpu_tuning *mf_gpu_tuning_get(void)
 {
-    return &gpu_now;
+    return gpu_set ? &gpu_now : &gpu_defaults;
 }
 
 void mf_bk_tuning_set(const mf_bk_tuning *t)
 {
     bk_now = t ? *t : bk_defaults;
+    bk_set = 1;
 }
 
 void mf_gpu_tuning_set(const mf_gpu_tuning *t)
 {
     gpu_now = t ? *t : gpu_defaults;
+    gpu_set = 1;
 }
 
 /* A field of a tuning structure by name: an int, int32_t or double at

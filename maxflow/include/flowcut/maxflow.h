@@ -434,12 +434,6 @@ void mf_dynamic_add_offset(mf_dynamic *d, int64_t delta);
  * Torr: raising both by the same amount changes no cut). CPU state only:
  * MF_ERR_INVALID on the GPU. */
 int mf_dynamic_arc_flow(const mf_dynamic *d, int32_t a, int32_t *flow);
-/* The flow arc a carries in the last solve's state (0 before the first),
- * pending changes not applied: what a caller needs to reparameterise a
- * vertex's two terminal arcs without cutting into their flow (Kohli and
- * Torr: raising both by the same amount changes no cut). CPU state only:
- * MF_ERR_INVALID on the GPU. */
-int mf_dynamic_arc_flow(const mf_dynamic *d, int32_t a, int32_t *flow);
 /* Solves: cold the first time, warm after. Heavy batches solve cold: more
  * than cold_fraction of the arcs changed (mf_dynamic_set_cold_fraction),
  * or the new bounds cut off more than half of the last flow (repairing
