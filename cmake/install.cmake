@@ -20,7 +20,7 @@ set_target_properties(flowcut_shared PROPERTIES OUTPUT_NAME flowcut EXPORT_NAME 
   VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
 target_link_options(flowcut_shared PRIVATE "LINKER:--version-script=${CMAKE_SOURCE_DIR}/cmake/flowcut.map")
 set_property(TARGET flowcut_shared APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/cmake/flowcut.map)
-if(NOT FLOWCUT_SANITIZE) # an ASan library leaves its runtime to the executable
+if(NOT FLOWCUT_SANITIZE AND NOT FLOWCUT_FUZZ) # an ASan library leaves its runtime to the executable
   target_link_options(flowcut_shared PRIVATE "LINKER:--no-undefined")
 endif()
 set_target_properties(flowcut_static PROPERTIES OUTPUT_NAME flowcut EXPORT_NAME flowcut_static)
