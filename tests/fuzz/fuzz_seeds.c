@@ -30,11 +30,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(colours, data + 1, 6);
         colours[6] = 0;
         seg_options_set(&o, "scribble-colors", colours, &e);
-    } else { /* two well-formed colours, from bytes 1-6 */
+    } else { /* two well-formed colours, from bytes 1-6: accepted unless equal */
         char colours[16];
         snprintf(colours, sizeof colours, "%02x%02x%02x,%02x%02x%02x", data[1], data[2], data[3], data[4], data[5],
                  data[6]);
-        if (seg_options_set(&o, "scribble-colors", colours, &e))
+        int same = !memcmp(data + 1, data + 4, 3);
+        if ((seg_options_set(&o, "scribble-colors", colours, &e) != 0) != same)
             abort();
     }
     data += 7;
