@@ -3,7 +3,6 @@
 #include "flowcut/graphbuild.h"
 #include "gb_internal.h"
 #include "flowcut_nlink.h"
-#include "flowcut_threads.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -19,7 +18,7 @@ static const int FDX[4] = FC_NLINK_DX, FDY[4] = FC_NLINK_DY;
 
 /* The build runs in row bands on all cores. Every sum across bands is an
  * integer, so the network is the same whatever the number of threads. */
-#define MAX_BANDS 256
+#define MAX_BANDS GB_RUN_MAX
 
 typedef struct band {
     int32_t y0, y1;
@@ -414,63 +413,6 @@ static void *run_worker(void *arg)
     for (int k = w->first; k < w->b->nbands; k += w->step)
         w->fn(w->b, &w->b->bands[k]);
     return NULL;
-}
-
-void gb_run_threads(void *(*fn)(void *), void *items, size_t size, int count)
-{
-    pthread_t tid[MAX_BANDS];
-    int started[MAX_BANDS];
-    char *item = items;
-    for (int t = 0; t < count; t++)
-        started[t] = t > 0 && pthread_create(&tid[t], NULL, fn, item + (size_t)t * size) == 0;
-    for (int t = 0; t < count; t++)
-        if (!started[t])
-            fn(item + (size_t)t * size);
-    for (int t = 1; t < count; t++)
-        if (started[t])
-            pthread_join(tid[t], NULL);
-}
-
-int gb_threads(const gb_params *p)
-{
-    return mf_threads(p->threads);
-}
-
-typedef struct similarity_job {
-    double beta, *table;
-    const _Atomic uint8_t *present;
-    int32_t lo, hi;
-} similarity_job;
-
-static void *similarity_rows(void *arg)
-{
-    similarity_job *j = arg;
-    for (int32_t d2 = j->lo; d2 < j->hi; d2++)
-        j->table[d2] = !j->present || atomic_load_explicit(&j->present[d2], memory_order_relaxed)
-                           ? exp(-j->beta * d2)
-                           : 0.0;
-    return NULL;
-}
-
-double *gb_similarity_table(double beta, int threads)
-{
-    return gb_similarity_table_for(beta, NULL, threads);
-}
-
-double *gb_similarity_table_for(double beta, const _Atomic uint8_t *present, int threads)
-{
-    double *table = mf_alloc_big(sizeof(double) * (GB_DIST2_MAX + 1));
-    if (!table)
-        return NULL;
-    similarity_job jobs[MAX_BANDS];
-    int count = threads < 1 ? 1 : threads > 16 ? 16 : threads; /* 195,076 values: a few ms on one core */
-    if (present && count > 4)
-        count = 4; /* a photo has a few thousand of them */
-    for (int t = 0; t < count; t++)
-        jobs[t] = (similarity_job){beta, table, present, (int32_t)((int64_t)(GB_DIST2_MAX + 1) * t / count),
-                                   (int32_t)((int64_t)(GB_DIST2_MAX + 1) * (t + 1) / count)};
-    gb_run_threads(similarity_rows, jobs, sizeof jobs[0], count);
-    return table;
 }
 
 /* Runs fn on every band with up to `threads` threads (the caller is one;

@@ -66,9 +66,10 @@ static inline int gb_lut_index(const unsigned char *px)
 
 #include <stddef.h>
 
-/* Runs fn on items[0 .. count) (items `size` bytes apart, count <= 256):
- * item 0 on the caller, the others on threads of their own; an item whose
- * thread cannot start runs on the caller (build.c). */
+/* Runs fn on items[0 .. count) (items `size` bytes apart, count <=
+ * GB_RUN_MAX): item 0 on the caller, the others on threads of their own;
+ * an item whose thread cannot start runs on the caller (threads.c). */
+#define GB_RUN_MAX 256
 void gb_run_threads(void *(*fn)(void *), void *items, size_t size, int count);
 
 /* Threads a build or a fit may use: p->threads, or every online core when
@@ -78,8 +79,8 @@ int gb_threads(const struct gb_params *p);
 
 /* exp(-beta * d2) for every squared colour difference d2 of two RGB
  * pixels, 0 .. GB_DIST2_MAX, filled on up to `threads` threads (release
- * with free()); NULL when out of memory. The n-link weights and the
- * geodesic step costs both read it: a photo has far fewer distinct
+ * with mf_free_big()); NULL when out of memory (similarity.c). The n-link
+ * weights and the geodesic step costs both read it: a photo has far fewer distinct
  * differences than neighbour pairs, and exp was 6% of a segment run. */
 #define GB_DIST2_MAX (3 * 255 * 255)
 double *gb_similarity_table(double beta, int threads);
