@@ -1,11 +1,16 @@
 /* HTTP routes of `flowcut ui` (libmicrohttpd, one internal polling thread):
  *   GET  /             the page (segment/ui/index.html, built in)
  *   GET  /photo.png    the photo
- *   GET  /api/state    JSON: size, lambda, version, undo/redo, last cut
+ *   GET  /api/state    JSON: size, lambda, version, undo/redo, last cut, the clicks and
+ *                      boxes in effect (for the page to draw)
  *   GET  /api/mask     the mask, one bit per pixel (LSB first), empty before a cut
  *   GET  /api/seeds    the seed labels, one byte per pixel
  *   POST /api/stroke   "LABEL RADIUS X0 Y0 [X1 Y1 ...]": paint, re-cut at once with
  *                      the models as they are (only the stroked pixels change)
+ *   POST /api/click    "X Y LABEL": a click as `flowcut segment --clicks` paints it
+ *                      (LABEL 1 foreground, 2 background), re-cut as a stroke is
+ *   POST /api/box      "X Y W H": everything outside the rectangle is background
+ *                      (`flowcut segment --box`), re-cut as a stroke is
  *   POST /api/refine   re-fit the models on the seeds and re-cut: the mask of
  *                      `flowcut segment` (the page asks after each edit)
  *   POST /api/undo, /api/redo, /api/lambda "VALUE", /api/save "mask [cutout] [seeds]"
@@ -53,6 +58,20 @@ extern const size_t ui_page_html_size;
  * body has not arrived within BODY_DEADLINE seconds is answered 408. */
 #define IDLE_TIMEOUT 10
 #define BODY_DEADLINE 30
+/* The clicks and boxes the state lists for the page to draw. Only the
+ * drawing is capped: beyond this many the oldest are no longer listed
+ * (their seeds stay), so a client clicking without end neither grows the
+ * server nor every state answer without bound. */
+#define PROMPTS_SHOWN 4096
+
+/* A click (kind GB_FOREGROUND or GB_BACKGROUND at x, y) or a box (kind
+ * BOX_KIND, x, y, w, h), made by the edit that became undo step `step`. */
+#define BOX_KIND 3
+typedef struct ui_prompt {
+    int64_t step;
+    int32_t x, y, w, h;
+    uint8_t kind;
+} ui_prompt;
 
 struct ui_app {
     ui_config cfg;
@@ -62,6 +81,15 @@ struct ui_app {
     seg_cut_stats last;
     int have_cut;
     char message[512];       /* why there is no mask, or the last error */
+    char error[256];         /* a request's formatted one-line refusal */
+    /* Every committed edit is one undo step; `step` counts the steps in
+     * effect (undo lowers it, redo raises it, a new edit drops the steps
+     * above it, as the session's history does). A prompt is in effect while
+     * its step is. Steps the session's bounded history forgot can no longer
+     * be undone, so their prompts stay in effect, as their seeds do. */
+    int64_t step;
+    ui_prompt *prompts; /* oldest first, at most PROMPTS_SHOWN */
+    int nprompts;
 };
 
 /* a reply pointing at constant or app-owned bytes */
@@ -121,26 +149,42 @@ static void json_escape(char *dst, size_t size, const char *src)
 
 static void state_json(ui_app *s, ui_reply *r)
 {
-    char msg[1100], buf[2048];
+    char msg[1100];
     json_escape(msg, sizeof msg, s->message);
     const seg_cut_stats *st = &s->last;
-    snprintf(buf, sizeof buf,
+    /* the fixed part, then at most PROMPTS_SHOWN prompts of 4 numbers */
+    size_t size = 2048 + (size_t)s->nprompts * 64, k;
+    char *buf = malloc(size);
+    if (!buf)
+        return text(r, 500, "out of memory");
+    k = (size_t)snprintf(buf, size,
              "{\"width\": %d, \"height\": %d, \"lambda\": %g, \"version\": %lld, \"can_undo\": %s, "
              "\"can_redo\": %s, \"have_mask\": %s, \"message\": \"%s\", \"foreground\": %lld, \"flow\": %lld, "
              "\"warm\": %s, \"engine\": \"%s\", \"seconds\": %.6f, \"solve_seconds\": %.6f, "
-             "\"changed_pixels\": %lld, \"refine\": %s}",
+             "\"changed_pixels\": %lld, \"refine\": %s, \"click_radius\": %d, \"prompts\": [",
              seg_session_width(s->cfg.session), seg_session_height(s->cfg.session),
              seg_session_lambda(s->cfg.session), (long long)s->version,
              seg_session_can_undo(s->cfg.session) ? "true" : "false",
              seg_session_can_redo(s->cfg.session) ? "true" : "false", s->have_cut ? "true" : "false", msg,
              (long long)st->foreground, (long long)st->flow, st->warm ? "true" : "false",
              st->engine == MF_ENGINE_GPU ? "gpu" : "cpu", st->total_seconds, st->solve_seconds,
-             (long long)st->changed_pixels, seg_session_models_stale(s->cfg.session) ? "true" : "false");
-    char *out = strdup(buf);
-    if (!out)
-        text(r, 500, "out of memory");
-    else
-        own_reply(r, 200, "application/json", out, strlen(out));
+             (long long)st->changed_pixels, seg_session_models_stale(s->cfg.session) ? "true" : "false",
+             seg_prompts_radius(seg_session_width(s->cfg.session), seg_session_height(s->cfg.session)));
+    /* [x, y, label] for a click, [x, y, w, h] for a box, oldest first */
+    int first = 1;
+    for (int i = 0; i < s->nprompts && k < size; i++) {
+        const ui_prompt *q = &s->prompts[i];
+        if (q->step > s->step)
+            continue;
+        if (q->kind == BOX_KIND)
+            k += (size_t)snprintf(buf + k, size - k, "%s[%d, %d, %d, %d]", first ? "" : ", ", q->x, q->y, q->w, q->h);
+        else
+            k += (size_t)snprintf(buf + k, size - k, "%s[%d, %d, %d]", first ? "" : ", ", q->x, q->y, q->kind);
+        first = 0;
+    }
+    if (k < size)
+        snprintf(buf + k, size - k, "]}");
+    own_reply(r, 200, "application/json", buf, strlen(buf));
 }
 
 /* Re-cuts; a missing seed is a state (message), not an error. Without
@@ -170,6 +214,92 @@ static void recut_with(ui_app *s, int refit)
 static void recut(ui_app *s) { recut_with(s, 1); }
 
 static void quick_recut(ui_app *s) { recut_with(s, 0); }
+
+/* Closes the request's edit as one undo step; kind 0 (a stroke) or a
+ * prompt to list. The steps above the current one (the redo branch) end
+ * here, as they do in the session's history. */
+static void commit_step(ui_app *s, uint8_t kind, int32_t x, int32_t y, int32_t w, int32_t h)
+{
+    /* out of memory for the undo step: the edit stands, without undo */
+    (void)seg_session_commit(s->cfg.session);
+    while (s->nprompts && s->prompts[s->nprompts - 1].step > s->step)
+        s->nprompts--;
+    s->step++;
+    if (!kind)
+        return;
+    if (!s->prompts) {
+        s->prompts = malloc(PROMPTS_SHOWN * sizeof *s->prompts);
+        if (!s->prompts)
+            return; /* not listed: the seeds are painted all the same */
+    }
+    if (s->nprompts == PROMPTS_SHOWN) {
+        memmove(s->prompts, s->prompts + 1, (PROMPTS_SHOWN - 1) * sizeof *s->prompts);
+        s->nprompts--;
+    }
+    s->prompts[s->nprompts++] = (ui_prompt){s->step, x, y, w, h, kind};
+}
+
+/* Reads exactly n integers separated by white space; 0 or -1. */
+static int read_ints(const char *body, long *v, int n)
+{
+    const char *p = body;
+    char *end;
+    for (int i = 0; i < n; i++) {
+        while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+            p++;
+        if (!(*p == '-' || (*p >= '0' && *p <= '9')))
+            return -1;
+        errno = 0;
+        v[i] = strtol(p, &end, 10);
+        if (end == p || errno || (*end && *end != ' ' && *end != '\n' && *end != '\t' && *end != '\r'))
+            return -1;
+        p = end;
+    }
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+        p++;
+    return *p ? -1 : 0;
+}
+
+/* "X Y LABEL": a click inside the photo, one undo step, the quick cut. */
+static const char *click(ui_app *s, const char *body)
+{
+    long v[3];
+    int32_t W = seg_session_width(s->cfg.session), H = seg_session_height(s->cfg.session);
+    if (read_ints(body, v, 3))
+        return "click: expected 'X Y LABEL' (integers; LABEL 1 foreground, 2 background)";
+    if (v[2] != GB_FOREGROUND && v[2] != GB_BACKGROUND)
+        return "click: LABEL must be 1 (foreground) or 2 (background)";
+    if (v[0] < 0 || v[1] < 0 || v[0] >= W || v[1] >= H) {
+        snprintf(s->error, sizeof s->error, "click: pixel %ld,%ld lies outside the %dx%d photo", v[0], v[1], W, H);
+        return s->error;
+    }
+    if (seg_session_click(s->cfg.session, (int32_t)v[0], (int32_t)v[1], (uint8_t)v[2]))
+        return "click: cannot paint";
+    commit_step(s, (uint8_t)v[2], (int32_t)v[0], (int32_t)v[1], 0, 0);
+    quick_recut(s);
+    return NULL;
+}
+
+/* "X Y W H": a box that lies inside the photo, one undo step, the quick
+ * cut (with no foreground seed yet, `flowcut segment --box`'s cut). Its
+ * work is one pass over the photo, whatever the box. */
+static const char *box(ui_app *s, const char *body)
+{
+    long v[4];
+    int32_t W = seg_session_width(s->cfg.session), H = seg_session_height(s->cfg.session);
+    if (read_ints(body, v, 4))
+        return "box: expected 'X Y W H' (integers: the top-left pixel, the width and the height)";
+    if (v[0] < 0 || v[1] < 0 || v[2] < 1 || v[3] < 1 || v[0] > W - v[2] || v[1] > H - v[3]) {
+        snprintf(s->error, sizeof s->error, "box: %ld,%ld %ldx%ld must be at least 1x1 and lie inside the %dx%d photo",
+                 v[0], v[1], v[2], v[3], W, H);
+        return s->error;
+    }
+    if (seg_session_box(s->cfg.session, (int32_t)v[0], (int32_t)v[1], (int32_t)v[2], (int32_t)v[3]))
+        return "box: cannot paint";
+    commit_step(s, BOX_KIND, (int32_t)v[0], (int32_t)v[1], (int32_t)v[2], (int32_t)v[3]);
+    quick_recut(s);
+    return NULL;
+}
 
 /* Parses "LABEL RADIUS X0 Y0 [X1 Y1 ...]" strictly, checks what painting
  * it would cost, paints it as one undo step. Returns NULL or what is wrong
@@ -222,12 +352,9 @@ static const char *stroke(ui_app *s, char *body, unsigned *status)
         return "stroke: too much to paint in one request (segments x rows crossed above 16777216): "
                "split it or use a smaller brush";
     }
-    int rc = seg_session_paint_stroke(ss, (uint8_t)v[0], xy, npts, v[1]);
-    if (rc == SEG_OK)
-        rc = seg_session_commit(ss); /* one request, one undo step */
-    if (rc != SEG_OK && rc != SEG_ERR_NOMEM)
+    if (seg_session_paint_stroke(ss, (uint8_t)v[0], xy, npts, v[1]) != SEG_OK)
         return "stroke: cannot paint";
-    /* out of memory for the undo step: the stroke stands, without undo */
+    commit_step(s, 0, 0, 0, 0, 0); /* one request, one undo step */
     quick_recut(s);
     return NULL;
 }
@@ -237,8 +364,10 @@ static const char *undo_redo(ui_app *s, int redo)
     int rc = redo ? seg_session_redo(s->cfg.session) : seg_session_undo(s->cfg.session);
     if (rc < 0)
         return "cannot restore the seeds";
-    if (rc > 0)
+    if (rc > 0) {
+        s->step += redo ? 1 : -1;
         quick_recut(s);
+    }
     return NULL; /* nothing to do: the state answers */
 }
 
@@ -277,7 +406,7 @@ static void save(ui_app *s, char *body, ui_reply *r)
         else
             return text(r, 400, "save: expected 'mask', 'cutout' or 'seeds'");
         if (kind != SEG_SAVE_SEEDS && !s->have_cut)
-            return text(r, 409, "save: no mask yet: paint a foreground and a background stroke");
+            return text(r, 409, "save: no mask yet: click on the object or paint a foreground stroke");
         seg_error err = {0};
         if (seg_session_save(s->cfg.session, kind, path, 1, &err))
             return text_copy(r, 500, err.message);
@@ -360,12 +489,13 @@ void ui_app_handle(ui_app *s, const char *method, const char *url, const char *t
     if (body && memchr(body, 0, body_size))
         return text(r, 400, "request body contains a NUL byte");
     static const char *gets[] = {"/", "/index.html", "/photo.png", "/api/state", "/api/mask", "/api/seeds"};
-    static const char *posts[] = {"/api/stroke", "/api/undo", "/api/redo", "/api/lambda", "/api/save", "/api/refine"};
+    static const char *posts[] = {"/api/stroke", "/api/undo", "/api/redo",  "/api/lambda",
+                                  "/api/save",   "/api/refine", "/api/click", "/api/box"};
     int is_get = -1, is_post = -1;
     for (int i = 0; i < 6; i++)
         if (!strcmp(url, gets[i]))
             is_get = i;
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 8; i++)
         if (!strcmp(url, posts[i]))
             is_post = i;
     if (is_get < 0 && is_post < 0)
@@ -402,6 +532,8 @@ void ui_app_handle(ui_app *s, const char *method, const char *url, const char *t
         if (seg_session_models_stale(s->cfg.session))
             recut(s);
         break;
+    case 6: bad = click(s, copy); break;
+    case 7: bad = box(s, copy); break;
     }
     free(copy);
     if (bad)
@@ -446,6 +578,7 @@ void ui_app_close(ui_app *s)
     if (!s)
         return;
     free(s->photo_png);
+    free(s->prompts);
     free(s);
 }
 

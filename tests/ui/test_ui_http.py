@@ -1,7 +1,7 @@
 """HTTP tests of `flowcut ui`: the token, limits, bad requests (4xx while the
-server keeps running), strokes/undo/redo/lambda, atomic saves whose seeds
-replay through `flowcut segment` to the identical mask, a clear error when
-the port is taken, a clean stop on Ctrl-C.
+server keeps running), strokes/undo/redo/lambda, clicks and boxes, atomic
+saves whose seeds replay through `flowcut segment` to the identical mask, a
+clear error when the port is taken, a clean stop on Ctrl-C.
 
     test_ui_http.py FLOWCUT"""
 import http.client
@@ -65,6 +65,11 @@ def main():
             check(st == 200 and js["have_mask"] and js["foreground"] > 0, "two strokes: %r" % js)
         finally:
             s2.stop(signal.SIGTERM)
+        s4 = Server(FLOWCUT, photo, "--engine", "cpu", "-q")
+        try:
+            prompts(s4, tmp, photo)
+        finally:
+            s4.stop(signal.SIGTERM)
         s3 = Server(FLOWCUT, photo, "--seeds", os.path.join(EX, "coffee-seeds.png"), "--engine", "cpu", "-q")
         try:
             limits(s3)
@@ -174,6 +179,126 @@ def run(s, tmp, photo):
     check(r.returncode == 1 and "none.png" in r.stderr, "missing photo: %r" % r.stderr)
     r = subprocess.run([FLOWCUT, "ui"], capture_output=True, text=True, timeout=60)
     check(r.returncode == 2, "no photo: usage error %d" % r.returncode)
+
+
+def bit(bits, x, y, w=600):
+    i = y * w + x
+    return (bits[i >> 3] >> (i & 7)) & 1
+
+
+def settled(s):
+    """The state and the mask once the page's refine has run (what `flowcut segment` gives)."""
+    st, body = s.request("POST", "/api/refine", b"")
+    st2, bits = s.request("GET", "/api/mask")
+    return json.loads(body), bits
+
+
+def prompts(s, tmp, photo):
+    """Clicks and boxes: each one undo step, painted as `flowcut segment --clicks/--box` paints them."""
+    W, H = 600, 400
+    # bad bodies: 400 with one line saying what is wrong; nothing changes
+    bad = {"/api/click": (b"", b"300", b"300 200", b"300 200 1 4", b"300 200 3", b"300 200 0", b"-1 5 1",
+                          b"600 5 1", b"5 400 2", b"3.5 2 1", b"1e2 5 1", b"x 5 1", b"300 200 1\x00",
+                          b"99999999999999999999 5 1"),
+           "/api/box": (b"", b"1 2 3", b"0 0 0 10", b"0 0 10 -1", b"10 10 591 5", b"0 0 600 401",
+                        b"-1 0 5 5", b"0 0 5 5 5", b"1,2,3,4", b"0 0 10.5 10")}
+    v0 = json.loads(s.request("GET", "/api/state")[1])["version"]
+    for path, bodies in bad.items():
+        for body in bodies:
+            st, msg = s.request("POST", path, body)
+            line = msg.decode("utf-8", "replace")
+            check(st == 400 and line and "\n" not in line.strip() and len(line) < 200,
+                  "bad %s %r: %d %r" % (path, body, st, line))
+    st, msg = s.request("POST", "/api/click", b"600 5 1")
+    check(b"outside the 600x400 photo" in msg, "click outside: %r" % msg)
+    st, msg = s.request("POST", "/api/click", b"5 5 3")
+    check(b"LABEL must be 1" in msg, "click label: %r" % msg)
+    st, msg = s.request("POST", "/api/box", b"10 10 591 5")
+    check(b"inside the 600x400 photo" in msg, "box outside: %r" % msg)
+    st, msg = s.request("GET", "/api/click")
+    check(st == 405, "GET click: %d" % st)
+    js = json.loads(s.request("GET", "/api/state")[1])
+    check(js["version"] == v0 and js["prompts"] == [] and not js["can_undo"], "bad prompts changed nothing: %r" % js)
+    # one foreground click alone gives a mask; the clicked pixel is foreground
+    st, body = s.request("POST", "/api/click", b"300 200 1")
+    js = json.loads(body)
+    check(st == 200 and js["have_mask"] and js["foreground"] > 0 and js["can_undo"], "click: %r" % js)
+    check(js["prompts"] == [[300, 200, 1]] and js["click_radius"] >= 3, "click listed: %r" % js)
+    js, m1 = settled(s)
+    check(bit(m1, 300, 200) == 1, "the clicked pixel is not foreground")
+    # the same as `flowcut segment --clicks`
+    one = os.path.join(tmp, "one-click.png")
+    r = subprocess.run([FLOWCUT, "segment", photo, "--clicks", "300,200", "-o", one, "--engine", "cpu"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and mask_png_bits(one) == m1, "click != segment --clicks 300,200: %s" % r.stderr)
+    # a background click on a foreground pixel away from the first click: that pixel turns background
+    rad = js["click_radius"]
+    far = [(x, y) for y in range(0, H, 7) for x in range(0, W, 7)
+           if bit(m1, x, y) and (x - 300) ** 2 + (y - 200) ** 2 > (4 * rad) ** 2]
+    check(far, "no foreground pixel away from the click")
+    nx, ny = far[len(far) // 2] if far else (100, 100)
+    st, body = s.request("POST", "/api/click", ("%d %d 2" % (nx, ny)).encode())
+    js = json.loads(body)
+    check(st == 200 and js["prompts"] == [[300, 200, 1], [nx, ny, 2]], "negative click: %r" % js)
+    js, m2 = settled(s)
+    check(bit(m2, nx, ny) == 0 and bit(m2, 300, 200) == 1, "negative click at %d,%d: pixel still foreground" % (nx, ny))
+    check(m2 != m1, "the negative click changed nothing")
+    # undo takes the negative click back: the previous mask, the click no longer listed; redo restores it
+    st, body = s.request("POST", "/api/undo", b"")
+    js = json.loads(body)
+    check(st == 200 and js["prompts"] == [[300, 200, 1]] and js["can_redo"], "undo click: %r" % js)
+    js, m3 = settled(s)
+    check(m3 == m1, "undo of a click did not restore the previous mask")
+    st, body = s.request("POST", "/api/redo", b"")
+    check(json.loads(body)["prompts"] == [[300, 200, 1], [nx, ny, 2]], "redo click: %r" % body[:300])
+    js, m4 = settled(s)
+    check(m4 == m2, "redo of a click did not restore its mask")
+    # a box: everything outside it is background (hard seeds)
+    bx, by, bw, bh = 60, 10, 440, 340
+    st, body = s.request("POST", "/api/box", ("%d %d %d %d" % (bx, by, bw, bh)).encode())
+    js = json.loads(body)
+    check(st == 200 and js["have_mask"] and js["prompts"][-1] == [bx, by, bw, bh], "box: %r" % js)
+    js, m5 = settled(s)
+    st, seeds = s.request("GET", "/api/seeds")
+    outside = [(x, y) for y in range(H) for x in range(W) if not (bx <= x < bx + bw and by <= y < by + bh)]
+    check(all(seeds[y * W + x] == 2 for x, y in outside), "box: a seed outside it is not background")
+    check(not any(bit(m5, x, y) for x, y in outside), "box: foreground outside it")
+    check(bit(m5, 300, 200) == 1, "box: the clicked pixel inside it is no longer foreground")
+    # a click right after a box: the redo branch (none here) ends, undo goes back one prompt at a time
+    st, body = s.request("POST", "/api/undo", b"")
+    check(json.loads(body)["prompts"] == [[300, 200, 1], [nx, ny, 2]], "undo box: %r" % body[:300])
+    js, m6 = settled(s)
+    check(m6 == m2, "undo of a box did not restore the previous mask")
+    st, body = s.request("POST", "/api/redo", b"")
+    js, m7 = settled(s)
+    check(m7 == m5 and js["prompts"][-1] == [bx, by, bw, bh], "redo box: %r" % js)
+    # a box alone (no foreground seed) segments its inside as `flowcut segment --box` does
+    for _ in range(3):
+        s.request("POST", "/api/undo", b"")
+    js, _ = settled(s)
+    check(js["prompts"] == [] and not js["can_undo"], "undone to the start: %r" % js)
+    st, body = s.request("POST", "/api/box", ("%d %d %d %d" % (bx, by, bw, bh)).encode())
+    js, mb = settled(s)
+    check(js["have_mask"] and js["prompts"] == [[bx, by, bw, bh]], "box alone: %r" % js)
+    boxed = os.path.join(tmp, "box.png")
+    r = subprocess.run([FLOWCUT, "segment", photo, "--box", "%d,%d,%d,%d" % (bx, by, bw, bh), "-o", boxed,
+                        "--engine", "cpu"], capture_output=True, text=True)
+    check(r.returncode == 0 and mask_png_bits(boxed) == mb, "box alone != segment --box: %s" % r.stderr)
+    # clicks on top of the box, then the seeds saved replay to the identical mask
+    s.request("POST", "/api/click", b"300 200 1")
+    s.request("POST", "/api/click", ("%d %d 2" % (nx, ny)).encode())
+    js, bits = settled(s)
+    check(len(js["prompts"]) == 3 and bit(bits, 300, 200) == 1, "box and clicks: %r" % js)
+    st, body = s.request("POST", "/api/save", b"mask seeds")
+    check(st == 200, "save: %d %r" % (st, body))
+    stem = os.path.splitext(photo)[0]
+    replay = os.path.join(tmp, "replay-prompts.png")
+    r = subprocess.run([FLOWCUT, "segment", photo, "--seeds", stem + ".seeds.png", "-o", replay, "--engine", "cpu"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and mask_png_bits(replay) == bits, "replayed clicks and box differ: %s" % r.stderr)
+    check(mask_png_bits(stem + ".mask.png") == bits, "saved mask is not the served mask")
+    for f in (stem + ".seeds.png", stem + ".mask.png"):
+        os.remove(f)
 
 
 def raw(port, data=b"", host="127.0.0.1"):
