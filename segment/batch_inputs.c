@@ -204,6 +204,7 @@ static void item_free(batch_item *it)
     free(it->image);
     free(it->rel);
     free(it->seeds);
+    free(it->prompts);
     free(it->mask);
     free(it->overlay);
     free(it->cutout);
@@ -315,7 +316,14 @@ int batch_pair(batch_list *l, const char *seeds_dir, const char *out_dir, const 
             return -1;
         } else if (!it->seeds && not_file) {
             it->problem = problem("seed file %s is a folder, not an image", not_file, NULL);
-        } else if (!it->seeds) {
+        } else if (!(it->prompts = with_ext(seeds_dir, stem, "txt"))) {
+            free(stem);
+            return -1;
+        } else if (stat(it->prompts, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(it->prompts); /* no prompt file: the seed image alone */
+            it->prompts = NULL;
+        }
+        if (!it->problem && !it->seeds && !it->prompts) {
             /* a lossy file with the seed's name is refused, but named: JPEG
              * turns label values and scribble colours into near values */
             char *want = with_ext(seeds_dir, stem, "png"), *lossy = NULL;
@@ -329,13 +337,15 @@ int batch_pair(batch_list *l, const char *seeds_dir, const char *out_dir, const 
             if (want && lossy)
                 it->problem = problem("no seed file %s (found %s: seed files must be lossless PNG)", want, lossy);
             else if (want)
-                it->problem = problem("no seed file %s (or another lossless format) for this image", want, NULL);
+                it->problem = problem("no seed file %s (or another lossless format, or a prompt file .txt) for "
+                                      "this image", want, NULL);
             free(lossy);
             free(want); /* out of memory: problem NULL, the check below */
         }
         free(not_file);
         free(stem);
-        if (!it->mask || (overlay_dir && !it->overlay) || (cutout_dir && !it->cutout) || (!it->seeds && !it->problem))
+        if (!it->mask || (overlay_dir && !it->overlay) || (cutout_dir && !it->cutout) ||
+            (!it->seeds && !it->prompts && !it->problem))
             return -1;
     }
     /* photo.jpg and photo.png side by side would write one mask: refuse the

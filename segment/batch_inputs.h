@@ -9,6 +9,7 @@ typedef struct batch_item {
     char *image;   /* the path to open */
     char *rel;     /* relative path that names the outputs; the sort key */
     char *seeds;   /* the paired seed file, NULL when there is none */
+    char *prompts; /* the paired prompt file (clicks, a box), NULL when none */
     char *mask, *overlay, *cutout; /* overlay/cutout NULL when not asked */
     char *problem; /* why the item cannot be processed (no seeds, ...) */
 } batch_item;
@@ -34,8 +35,10 @@ int batch_collect_list(batch_list *l, const char *list_path, const char *base_di
 void batch_sort_and_shard(batch_list *l, int k, int n);
 
 /* Pairs each item with SEEDS_DIR/<rel without extension>.<ext> (png first)
- * and names its outputs OUT_DIR/<rel without extension>.png; items that
- * would write the same output as an earlier one get a problem. */
+ * and with the prompt file SEEDS_DIR/<rel without extension>.txt (clicks
+ * and a box in the text form of segment.h), either or both, and names its
+ * outputs OUT_DIR/<rel without extension>.png; items with neither, or that
+ * would write the same output as an earlier one, get a problem. */
 int batch_pair(batch_list *l, const char *seeds_dir, const char *out_dir, const char *overlay_dir,
                const char *cutout_dir);
 

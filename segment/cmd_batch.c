@@ -33,6 +33,8 @@ static void usage(FILE *f)
             "Segments every image of IN_DIR (PNG, JPEG, BMP, TGA, GIF, PNM). The seed file of\n"
             "IN_DIR/a/photo.jpg is DIR/a/photo.png (or .bmp, .tga, .gif, .pnm, .pgm, .ppm); its\n"
             "mask goes to OUT_DIR/a/photo.png. Existing outputs are skipped, so a rerun resumes.\n"
+            "A prompt file DIR/a/photo.txt (clicks and a box: lines 'fg X,Y', 'bg X,Y',\n"
+            "'box X,Y,W,H') is used with the seed file, or instead of it.\n"
             "  -o, --output DIR      mask folder (created when missing)\n"
             "  --seeds-dir DIR       seed images: 1 = foreground, 2 = background, 0 = unmarked\n"
             "  --trimap-dir DIR      trimaps instead: 255 foreground, 0 background, else unknown\n"
@@ -225,7 +227,7 @@ static void report_ok(batch_run *run, const batch_item *it, const seg_result *r)
         printf("{\"file\": ");
         json_string(stdout, it->image);
         printf(", \"status\": \"ok\", \"error\": null, \"seeds\": ");
-        json_string(stdout, it->seeds);
+        json_string(stdout, it->seeds ? it->seeds : it->prompts);
         printf(", \"mask\": ");
         json_string(stdout, it->mask);
         printf(", ");
@@ -319,6 +321,33 @@ static void after_solve(batch_run *run, task *t)
     }
 }
 
+/* Decodes the photo and seeds and builds the network (grid forms for the
+ * GPUs: a fifth of the bytes to write, and the device lays out the CSR);
+ * the item's prompt file, if any, is read first and painted over its
+ * seeds. 1 on failure (the job's error says why). */
+static int start_job(batch_run *run, const batch_item *it, seg_job *job)
+{
+    const seg_options *o = run->opt;
+    seg_options with_prompts;
+    seg_prompts *p = NULL;
+    if (it->prompts) {
+        seg_error e = {0};
+        if (!(p = seg_prompts_new()) || seg_prompts_read_file(p, it->prompts, &e)) {
+            memset(job, 0, sizeof *job);
+            snprintf(job->r.error, sizeof job->r.error, "%s", p ? e.message : "out of memory");
+            job->r.code = p ? e.code : SEG_ERR_NOMEM;
+            seg_prompts_free(p);
+            return 1;
+        }
+        with_prompts = *o;
+        with_prompts.prompts = p;
+        o = &with_prompts;
+    }
+    int rc = (run->use_gpu ? seg_job_start_grid : seg_job_start)(job, it->image, it->seeds, o);
+    seg_prompts_free(p); /* read by the start alone */
+    return rc != 0;
+}
+
 static void start_task(batch_run *run, size_t index)
 {
     const batch_item *it = &run->list->items[index];
@@ -335,7 +364,7 @@ static void start_task(batch_run *run, size_t index)
     t->index = index;
     /* for the GPUs, grid forms: a fifth of the bytes to write, and the
      * device lays out the CSR */
-    t->failed = (run->use_gpu ? seg_job_start_grid : seg_job_start)(&t->job, it->image, it->seeds, run->opt) != 0;
+    t->failed = start_job(run, it, &t->job);
     if (t->failed || !run->use_gpu) {
         if (!t->failed)
             t->failed = seg_job_solve(&t->job, run->opt, NULL) != 0;

@@ -11,6 +11,11 @@ EX="$HERE/../../examples"
 
 # pixel X Y of a grey PNG
 pixel() { python3 "$HERE/png_tool.py" pixel "$1" "$2" "$3"; }
+# the same pixels in two PNGs (their encodings may differ)
+same_pixels() {
+    [ "$(python3 "$HERE/png_tool.py" digest "$1")" = "$(python3 "$HERE/png_tool.py" digest "$2")" ] && pass ||
+        fail "$3: $1 and $2 differ"
+}
 # 1 when every pixel outside the box X,Y,W,H is 0
 outside_zero() { python3 "$HERE/png_tool.py" outside-zero "$1" "$2"; }
 
@@ -48,4 +53,21 @@ expect_exit 1 "no click on the object and the border off" -- "$FLOWCUT" segment 
     --clicks 300,150 --border off -o "$TMPD/bad.png"
 expect_stderr "no background seed" "border off"
 [ ! -e "$TMPD/bad.png" ] && pass || fail "a failed run left an output"
+
+# batch: a prompt file per image, alone or beside a seed image
+mkdir -p "$TMPD/in" "$TMPD/sd"
+cp "$EX/coffee.png" "$TMPD/in/a.png"
+cp "$EX/coffee.png" "$TMPD/in/b.png"
+cp "$EX/coffee.png" "$TMPD/in/c.png"
+printf 'fg 300,150\nbg 290,140\n' >"$TMPD/sd/a.txt"
+cp "$EX/coffee-seeds.png" "$TMPD/sd/b.png"
+printf 'fg 300,150\n' >"$TMPD/sd/b.txt"
+printf 'fg 300,x\n' >"$TMPD/sd/c.txt"
+expect_exit 1 "batch with prompt files" -- "$FLOWCUT" batch "$TMPD/in" --seeds-dir "$TMPD/sd" -o "$TMPD/masks" -q
+expect_stderr "c.txt:1: cannot read 'fg 300,x'" "batch names the bad prompt file"
+same_pixels "$TMPD/masks/a.png" "$TMPD/neg.png" "batch prompts alone equal segment --clicks"
+expect_exit 0 "the same seeds and click" -- "$FLOWCUT" segment "$EX/coffee.png" --seeds "$EX/coffee-seeds.png" \
+    --clicks 300,150 -o "$TMPD/b-want.png" -q
+same_pixels "$TMPD/masks/b.png" "$TMPD/b-want.png" "batch seeds and prompts equal segment --seeds --clicks"
+[ ! -e "$TMPD/masks/c.png" ] && pass || fail "a bad prompt file still wrote a mask"
 finish
