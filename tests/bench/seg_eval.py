@@ -11,11 +11,37 @@ Both deterministic from the image name. Reports mean IoU of the
 foreground, mean error rate and mean time per image. Needs python3-opencv
 (Debian), benchmark only.
 
+Interactive protocols (clicker.py, needs python3-scipy besides):
+  clicks: the click robot of the interactive-segmentation literature
+          (RITM): from an empty prediction, each click at the deepest point
+          of the larger error region (false negatives: positive click,
+          false positives: negative), the mask recomputed from all clicks
+          so far after each, up to 20 clicks. Reports mean NoC@85 and
+          NoC@90 (clicks to reach that IoU, 20 if never), mean IoU after
+          1, 3 and 5 clicks, seconds per click (wall time of one segmentation
+          call) and CPU seconds per click (user + system of that call, less
+          sensitive to a shared machine's load).
+  box:    the ground truth's bounding box grown by 5% of its size on each
+          side, then the same robot from the box's mask; and cv2.grabCut
+          initialised with the same rectangle (5 iterations).
+--prompts chooses how clicks reach flowcut: seeds (default; today's CLI:
+each click a disk of --radius px, default 5, in a seed image, the photo's
+frame as background until the first negative click; for a box, all of the
+outside as background, and since today's CLI refuses a box without a
+foreground seed the box protocol's baseline is box + robot clicks, with no
+box-only mask) or cli (`flowcut segment IMAGE --clicks 'X,Y -X,Y ...'
+--box X,Y,W,H`, a minus for a background click; the syntax is in one
+place, clicker.cli_prompt_args).
+
 usage: seg_eval.py FLOWCUT [--configs all|default] [--limit N] [--no-grabcut]
-                           [--protocol dense|robot|both] [--set seg-dev|weizmann|both]
-                           [--jobs N]
+                           [--protocol dense|robot|both|clicks|box]
+                           [--set seg-dev|weizmann|both] [--jobs N]
+                           [--prompts seeds|cli] [--radius R] [--markdown]
+                           [--no-flowcut]
 --jobs runs N flowcut processes at once (the time column is then per
-process, with the cores shared).
+process, with the cores shared); for clicks and box, N sessions at once.
+--markdown prints the interactive tables as Markdown; --no-flowcut leaves
+out flowcut's sessions (box: grabCut alone).
 """
 import os, subprocess, sys, tempfile, time, zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -130,16 +156,101 @@ def run_grabcut(img, seeds):
     mask[seeds == 1] = cv2.GC_FGD
     mask[seeds == 2] = cv2.GC_BGD
     bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    # k-means inside grabCut draws from OpenCV's thread RNG, which carries on
+    # from the previous call: a fixed seed per call keeps results deterministic
+    cv2.setRNGSeed(0)
     t0 = time.perf_counter()
     cv2.grabCut(img, mask, None, bgd, fgd, 5, cv2.GC_INIT_WITH_MASK)
     t = time.perf_counter() - t0
     return np.where((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD), 255, 0).astype(np.uint8), t
+
+def interactive(flowcut, which, items, protocol, prompts, radius, jobs, grabcut, markdown, tmp, flowcut_rows=True):
+    """The clicks or box protocol on one data set: one table row for flowcut
+    (and for box, one for grabCut)."""
+    import clicker
+    segment = clicker.SeedPrompts(flowcut, radius) if prompts == "seeds" else clicker.CliPrompts(flowcut)
+    labels = [read_label(lp, th) for _, _, lp, th in items]
+    boxes = [clicker.grown_box(lab) if protocol == "box" else None for lab in labels]
+
+    def one(k):
+        r = clicker.session(segment, items[k][1], labels[k], boxes[k], os.path.join(tmp, "s%d" % k))
+        # one line per image on stderr: the table's inputs, for a run cut short
+        print("%s %s NoC@85 %d NoC@90 %d IoU@1/3/5 %.4f %.4f %.4f failed %d s/click %.3f" % (
+            which, items[k][0], clicker.noc(r["ious"], 0.85), clicker.noc(r["ious"], 0.90), r["ious"][1],
+            r["ious"][3], r["ious"][5], r["failed"], np.mean(r["times"]) if r["times"] else 0), file=sys.stderr, flush=True)
+        return r
+    rows = []
+    if not flowcut_rows:
+        res = []
+    else:
+        with ThreadPoolExecutor(jobs) as pool:
+            res = list(pool.map(one, range(len(items))))
+    if res:
+        ious = np.array([r["ious"] for r in res]).reshape(len(res), 21)
+        times = np.concatenate([r["times"] for r in res] or [[]])
+        cpus = np.concatenate([r["cpu"] for r in res] or [[]])
+        row = {"set": which, "protocol": protocol, "method": "flowcut, prompts " + prompts +
+               (" r=%d" % radius if prompts == "seeds" else ""), "images": len(items),
+               "NoC@85": np.mean([clicker.noc(i, 0.85) for i in ious]),
+               "NoC@90": np.mean([clicker.noc(i, 0.90) for i in ious]),
+               ">=20@90": sum(i[20] < 0.90 for i in ious),
+               "IoU@1": ious[:, 1].mean(), "IoU@3": ious[:, 3].mean(), "IoU@5": ious[:, 5].mean(),
+               "s/click": times.mean() if len(times) else float("nan"),
+               "CPU s/click": cpus.mean() if len(cpus) else float("nan"),
+               "failed calls": "%d (%d images)" % (sum(r["failed"] for r in res), sum(r["failed"] > 0 for r in res))}
+        rows.append(row)
+    if protocol == "box":
+        if res:
+            bi = [r["box_iou"] for r in res if r["box_iou"] is not None]
+            bt = [r["box_time"] for r in res if r["box_time"] is not None]
+            row["box IoU"] = np.mean(bi) if bi else None
+            row["s/box"] = np.mean(bt) if bt else None
+        if grabcut:
+            # after flowcut: OpenCV's worker threads slow a flowcut run that
+            # follows grabCut (see the dense protocol)
+            gi, gt, gc, gf = [], [], [], 0
+            for k, (name, image, _, _) in enumerate(items):
+                img = cv2.imread(image, cv2.IMREAD_COLOR)
+                m, t, c = clicker.grabcut_box(img, boxes[k])
+                gf += m is None
+                gi.append(0.0 if m is None else clicker.iou(m, labels[k]))
+                gt.append(t)
+                gc.append(c)
+            rows.append({"set": which, "protocol": protocol, "method": "cv2.grabCut (rect init, 5 iter)",
+                         "images": len(items), "box IoU": np.mean(gi), "s/box": np.mean(gt),
+                         "CPU s/box": np.mean(gc), "failed calls": "%d (%d images)" % (gf, gf)})
+    cols = ["set", "protocol", "method", "images", "NoC@85", "NoC@90", ">=20@90", "IoU@1", "IoU@3", "IoU@5",
+            "s/click", "CPU s/click", "failed calls"] + (["box IoU", "s/box", "CPU s/box"] if protocol == "box" else [])
+    fmt = lambda v: "-" if v is None else ("%.4f" % v if isinstance(v, (float, np.floating)) else str(v))
+    if markdown:
+        print("| " + " | ".join(cols) + " |")
+        print("|" + "---|" * len(cols))
+        for r in rows:
+            print("| " + " | ".join(fmt(r.get(c)) for c in cols) + " |", flush=True)
+    else:
+        widths = [max(len(c), *(len(fmt(r.get(c))) for r in rows)) for c in cols]
+        print("  ".join(c.rjust(w) for c, w in zip(cols, widths)))
+        for r in rows:
+            print("  ".join(fmt(r.get(c)).rjust(w) for c, w in zip(cols, widths)), flush=True)
 
 def main():
     flowcut = sys.argv[1]
     args = sys.argv[2:]
     opt = lambda k, d: args[args.index(k) + 1] if k in args else d
     limit = int(opt("--limit", "0")) or None
+    if opt("--protocol", "both") in ("clicks", "box"):
+        # clicker.py sits beside this script; no __pycache__ in the source tree
+        sys.dont_write_bytecode = True
+        sys.path.insert(0, HERE)
+        tmp = tempfile.mkdtemp(prefix="seg_eval-")
+        for which in ["seg-dev", "weizmann"] if opt("--set", "both") == "both" else [opt("--set", "both")]:
+            if not os.path.isdir(DATA if which == "seg-dev" else WEIZMANN):
+                print(f"{which}: skipped: data set not found")
+                continue
+            interactive(flowcut, which, load_set(which)[:limit], opt("--protocol", "both"),
+                        opt("--prompts", "seeds"), int(opt("--radius", "5")), int(opt("--jobs", "1")),
+                        "--no-grabcut" not in args, "--markdown" in args, tmp, "--no-flowcut" not in args)
+        return
     sweep = opt("--configs", "default") == "all"
     protocols = ["dense", "robot"] if opt("--protocol", "both") == "both" else [opt("--protocol", "both")]
     sets = ["seg-dev", "weizmann"] if opt("--set", "both") == "both" else [opt("--set", "both")]
