@@ -1,133 +1,67 @@
-/* Display level, atomic output files, JSON strings, number parsing. */
+/* Display level, the clock, JSON strings, number parsing, usage errors. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int g_display_level = 2;
 
-/* Temporary names still open, so that an interrupt can remove them. */
-#define MAX_OPEN_OUTPUTS 256
-static char *g_open_tmp[MAX_OPEN_OUTPUTS];
-static pthread_mutex_t g_open_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void track(char *tmp, int add)
+double cli_now(void)
 {
-    pthread_mutex_lock(&g_open_lock);
-    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++) {
-        if (add && !g_open_tmp[i]) {
-            g_open_tmp[i] = tmp;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The escape of one byte inside a JSON string, into out (up to 6 bytes
+ * and a NUL); its length. The one rule for every JSON flowcut writes. */
+static size_t json_escape_byte(unsigned char c, char out[7])
+{
+    if (c == '"' || c == '\\')
+        return (size_t)snprintf(out, 7, "\\%c", c);
+    if (c == '\n')
+        return (size_t)snprintf(out, 7, "\\n");
+    if (c == '\t')
+        return (size_t)snprintf(out, 7, "\\t");
+    if (c < 0x20)
+        return (size_t)snprintf(out, 7, "\\u%04x", c);
+    out[0] = (char)c;
+    out[1] = 0;
+    return 1;
+}
+
+size_t cli_json_escape(char *dst, size_t size, const char *src)
+{
+    size_t k = 0;
+    if (!size)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)src; *p; p++) {
+        char e[7];
+        size_t n = json_escape_byte(*p, e);
+        if (k + n >= size)
             break;
-        }
-        if (!add && g_open_tmp[i] == tmp) {
-            g_open_tmp[i] = NULL;
-            break;
-        }
+        memcpy(dst + k, e, n);
+        k += n;
     }
-    pthread_mutex_unlock(&g_open_lock);
-}
-
-void out_abort_all(void)
-{
-    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
-        if (g_open_tmp[i])
-            unlink(g_open_tmp[i]);
-}
-
-int out_open(out_file *o, const char *path, int force, char *msg, size_t msg_size)
-{
-    struct stat st;
-    memset(o, 0, sizeof *o);
-    if (strlen(path) + 16 >= sizeof o->path) {
-        snprintf(msg, msg_size, "%s: path too long", path);
-        return -1;
-    }
-    if (!force && stat(path, &st) == 0) {
-        snprintf(msg, msg_size, "%s: already exists (use -f to overwrite)", path);
-        return -1;
-    }
-    snprintf(o->path, sizeof o->path, "%s", path);
-    /* hidden name beside the target: same file system, so rename is atomic */
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path + 1) : 0;
-    snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.tmp-XXXXXX", (int)dir_len, path, path + dir_len);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        snprintf(msg, msg_size, "%s: cannot create: %s", path, strerror(errno));
-        return -1;
-    }
-    o->f = fdopen(fd, "wb");
-    if (!o->f) {
-        snprintf(msg, msg_size, "%s: cannot create: %s", path, strerror(errno));
-        close(fd);
-        unlink(o->tmp);
-        return -1;
-    }
-    track(o->tmp, 1);
-    return 0;
-}
-
-int out_commit(out_file *o, char *msg, size_t msg_size)
-{
-    int bad = ferror(o->f) != 0;
-    if (fflush(o->f) != 0)
-        bad = 1;
-    if (fclose(o->f) != 0)
-        bad = 1;
-    o->f = NULL;
-    (void)chmod(o->tmp, 0644);
-    if (bad) {
-        snprintf(msg, msg_size, "%s: write failed: %s", o->path, strerror(errno));
-        unlink(o->tmp);
-        track(o->tmp, 0);
-        return -1;
-    }
-    if (rename(o->tmp, o->path) != 0) {
-        snprintf(msg, msg_size, "%s: cannot rename into place: %s", o->path, strerror(errno));
-        unlink(o->tmp);
-        track(o->tmp, 0);
-        return -1;
-    }
-    track(o->tmp, 0);
-    return 0;
-}
-
-void out_abort(out_file *o)
-{
-    if (o->f) {
-        fclose(o->f);
-        o->f = NULL;
-    }
-    if (o->tmp[0]) {
-        unlink(o->tmp);
-        track(o->tmp, 0);
-        o->tmp[0] = 0;
-    }
+    dst[k] = 0;
+    return k;
 }
 
 void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
+        char e[7];
+        fwrite(e, 1, json_escape_byte(*p, e), f);
     }
     fputc('"', f);
 }

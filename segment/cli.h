@@ -1,5 +1,5 @@
-/* Shared pieces of the flowcut command line: display levels, atomic output
- * files, JSON strings, option value parsing. */
+/* Shared pieces of the flowcut command line: display levels, the clock,
+ * JSON strings, option value parsing. Files are saved through save.h. */
 #ifndef FLOWCUT_CLI_H
 #define FLOWCUT_CLI_H
 
@@ -20,22 +20,15 @@ extern int g_display_level;
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
-/* An output written under a temporary name in the same folder and renamed
- * into place on commit, so a failure never leaves a partial file. */
-typedef struct out_file {
-    FILE *f;
-    char path[4096];
-    char tmp[4096];
-} out_file;
+/* Seconds on the monotonic clock (the CLI's timings). */
+double cli_now(void);
 
-/* Fails (returns -1 and fills msg) when path exists and !force. */
-int out_open(out_file *o, const char *path, int force, char *msg, size_t msg_size);
-int out_commit(out_file *o, char *msg, size_t msg_size);
-void out_abort(out_file *o);
-/* Removes every temporary file still open (signal-safe enough for exit). */
-void out_abort_all(void);
-
+/* s as a JSON string, quotes included. */
 void json_string(FILE *f, const char *s);
+/* s escaped for inside a JSON string (no quotes) into dst, cut at a whole
+ * escape to fit size; the length written. The same rule as json_string:
+ * a front end writing JSON into a buffer uses this one. */
+size_t cli_json_escape(char *dst, size_t size, const char *src);
 
 /* ---- command-line errors: one line each, naming what is wrong, a near
  * name when there is one and where the help is; never the whole help text,

@@ -220,7 +220,7 @@ int cmd_generate(int argc, char **argv)
         seg_out o;
         char msg[512];
         int wrc = MF_OK;
-        if (seg_out_open(&o, out_path, force, msg, sizeof msg)) {
+        if (cli_out_open(&o, out_path, force, msg, sizeof msg)) {
             DISPLAYLEVEL(1, "flowcut: %s\n", msg);
             status = EXIT_FAIL;
         } else if ((wrc = mf_write_dimacs(o.f, &list, comment)) != MF_OK && !ferror(o.f)) {

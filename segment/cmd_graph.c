@@ -86,7 +86,7 @@ int cmd_graph(int argc, char **argv)
         }
     } else {
         seg_out of;
-        if (seg_out_open(&of, out, force, msg, sizeof msg)) {
+        if (cli_out_open(&of, out, force, msg, sizeof msg)) {
             DISPLAYLEVEL(1, "flowcut: %s\n", msg);
             goto done;
         }

@@ -1,20 +1,13 @@
 /* flowcut maxflow: solve a DIMACS file and print the DIMACS solution. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "seg_output.h"
 
 #include "flowcut/maxflow.h"
 
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void usage(FILE *f)
 {
@@ -50,16 +43,16 @@ static void usage(FILE *f)
 
 static int write_cut(const char *path, int force, const mf_graph *g, const uint8_t *side)
 {
-    out_file o;
+    seg_out o;
     char msg[512];
-    if (out_open(&o, path, force, msg, sizeof msg)) {
+    if (cli_out_open(&o, path, force, msg, sizeof msg)) {
         DISPLAYLEVEL(1, "flowcut: %s\n", msg);
         return -1;
     }
     for (int32_t v = 0; v < g->num_vertices; v++)
         if (side[v])
             fprintf(o.f, "%d\n", v + 1);
-    if (out_commit(&o, msg, sizeof msg)) {
+    if (seg_out_commit(&o, msg, sizeof msg)) { /* a stream error is reported here, with its reason */
         DISPLAYLEVEL(1, "flowcut: %s\n", msg);
         return -1;
     }
@@ -282,7 +275,7 @@ int cmd_maxflow(int argc, char **argv)
     memset(&res, 0, sizeof res);
     memset(&upd, 0, sizeof upd);
 
-    double t0 = now();
+    double t0 = cli_now();
     if (mf_read_dimacs_limited(path, &lim, &list, &err)) {
         mf_error_format(&err, msg, sizeof msg);
         /* a declared size over a limit: name the flag that raises it */
@@ -299,7 +292,7 @@ int cmd_maxflow(int argc, char **argv)
         DISPLAYLEVEL(1, "flowcut: %s\n", msg);
         goto done;
     }
-    double t1 = now();
+    double t1 = cli_now();
     mf_build_options bopt = {merge};
     if (mf_graph_from_arcs(&list, &bopt, &g, &err)) {
         mf_error_format(&err, msg, sizeof msg);
@@ -313,7 +306,7 @@ int cmd_maxflow(int argc, char **argv)
                      err.code == MF_ERR_TOO_LARGE && merge ? " (--no-merge keeps antiparallel arcs apart)" : "");
         goto done;
     }
-    double t2 = now();
+    double t2 = cli_now();
     int rc = updates_path ? mf_dynamic_create(&g, &opt, &dyn, &err) : MF_OK;
     if (rc == MF_OK)
         rc = dyn ? mf_dynamic_solve(dyn, &res, &err) : mf_solve(&g, &opt, &res, &err);
@@ -322,7 +315,7 @@ int cmd_maxflow(int argc, char **argv)
         DISPLAYLEVEL(1, "flowcut: %s: %s\n", path, msg);
         goto done;
     }
-    double t3 = now();
+    double t3 = cli_now();
     if (opt.engine == MF_ENGINE_AUTO && mf_gpu_compiled() && res.stats.engine_used == MF_ENGINE_CPU) {
         int count = 0;
         if (mf_gpu_available(&count) == MF_OK && count > 0)
@@ -338,13 +331,13 @@ int cmd_maxflow(int argc, char **argv)
                 goto done;
             }
         mf_result_free(&res);
-        double tb = now();
+        double tb = cli_now();
         if (mf_dynamic_solve(dyn, &res, &err)) {
             mf_error_format(&err, msg, sizeof msg);
             DISPLAYLEVEL(1, "flowcut: %s: batch %d: %s\n", updates_path, b + 1, msg);
             goto done;
         }
-        double te = now();
+        double te = cli_now();
         if (report(path, &list, mf_dynamic_graph(dyn), &res, &ro, b + 1, 0, 0, te - tb))
             goto done;
     }

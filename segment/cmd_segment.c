@@ -6,7 +6,6 @@
 
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 static void usage(FILE *f)
 {
@@ -110,8 +109,7 @@ static int segment_one(const char *image, const char *seeds, const char *out, co
     }
     char msg[768];
     int status = EXIT_OK;
-    struct timespec ts0, ts1;
-    clock_gettime(CLOCK_MONOTONIC, &ts0);
+    const double t0 = cli_now();
     /* the outputs of one run are one result: rendered first, then written
      * all or none (seg_write_pngs) */
     img_image ov = {0}, co = {0};
@@ -136,8 +134,7 @@ static int segment_one(const char *image, const char *seeds, const char *out, co
         status = EXIT_FAIL;
     img_free(&ov);
     img_free(&co);
-    clock_gettime(CLOCK_MONOTONIC, &ts1);
-    r.times.encode = (double)(ts1.tv_sec - ts0.tv_sec) + 1e-9 * (double)(ts1.tv_nsec - ts0.tv_nsec);
+    r.times.encode = cli_now() - t0;
     if (status != EXIT_OK) {
         DISPLAYLEVEL(1, "flowcut: %s\n", msg);
         seg_result_free(&r);

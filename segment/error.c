@@ -1,8 +1,17 @@
-/* Error codes and messages of the segmentation library. */
+/* Error codes and messages of the segmentation library, and its clock. */
+#define _POSIX_C_SOURCE 200809L
 #include "seg_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
+
+double seg_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 int seg_fail(seg_error *err, int code, const char *fmt, ...)
 {

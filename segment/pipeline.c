@@ -9,14 +9,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void seg_result_free(seg_result *r)
 {
@@ -276,13 +268,13 @@ static int build_network(const seg_result *r, const uint8_t *labels, const uint8
                          char *error, size_t error_size)
 {
     gb_models *models = NULL;
-    double t0 = now();
+    double t0 = seg_now();
     int rc = gb_models_fit(r->photo.data, r->photo.width, r->photo.height, model_labels, &o->graph, &models);
     if (rc) {
         snprintf(error, error_size, "colour models: %s", gb_strerror(rc));
         return -1;
     }
-    double t1 = now();
+    double t1 = seg_now();
     rc = grid ? gb_build_grid(r->photo.data, r->photo.width, r->photo.height, labels, models, &o->graph, grid)
               : gb_build(r->photo.data, r->photo.width, r->photo.height, labels, models, &o->graph, g, cancelled);
     gb_models_free(models);
@@ -292,7 +284,7 @@ static int build_network(const seg_result *r, const uint8_t *labels, const uint8
     }
     if (times) {
         times->model += t1 - t0;
-        times->build += now() - t1;
+        times->build += seg_now() - t1;
     }
     return 0;
 }
@@ -360,10 +352,10 @@ static int job_load(seg_job *j, const char *image_path, const char *seed_path, c
     memset(j, 0, sizeof *j);
     j->image_path = image_path;
     j->seed_path = seed_path;
-    double t0 = now();
+    double t0 = seg_now();
     if (seg_load(image_path, seed_path, o, &j->r, &j->labels))
         return -1;
-    j->r.times.decode = now() - t0;
+    j->r.times.decode = seg_now() - t0;
     return 0;
 }
 
@@ -407,7 +399,7 @@ int seg_job_begin(seg_job *j, const char *name, img_image *photo, uint8_t *label
 int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
 {
     mf_error err = {0};
-    double t0 = now();
+    double t0 = seg_now();
     mf_result_free(&j->res);
     mf_options so = o->solve;
     /* a network built without in-lists (o->graph.in_lists 0, for the
@@ -458,7 +450,7 @@ solved:
         j->r.code = SEG_ERR_SOLVE;
         return -1;
     }
-    j->r.times.solve += now() - t0;
+    j->r.times.solve += seg_now() - t0;
     return 0;
 }
 
@@ -482,13 +474,13 @@ void seg_jobs_solve_gpu(seg_job **jobs, int k, const seg_options *o, mf_gpu_solv
         }
         if (as_grids != 0 && as_grids != k)
             goto one_by_one;
-        const double t0 = now();
+        const double t0 = seg_now();
         if ((as_grids ? mf_gpu_solve_many_grids(solver, grids, k, &so, res, &err)
                       : mf_gpu_solve_many(solver, parts, k, &so, res, &err)) != MF_OK)
             goto one_by_one; /* e.g. too large for the device together: each alone
                               * (and on the CPU when one alone is too large) */
         /* each photo's share of the launch, so that stage sums stay wall time */
-        const double share = (now() - t0) / k;
+        const double share = (seg_now() - t0) / k;
         for (int i = 0; i < k; i++) {
             jobs[i]->res = res[i];
             jobs[i]->r.times.solve += share;

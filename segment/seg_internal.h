@@ -11,6 +11,9 @@ int seg_fail(seg_error *err, int code, const char *fmt, ...)
 #endif
     ;
 
+/* Seconds on the monotonic clock: the library's stage timings. */
+double seg_now(void);
+
 /* The name --scribble-colors gives rgb ("red"), or NULL: for messages. */
 const char *seg_colour_name(const uint8_t rgb[3]);
 

@@ -2,15 +2,13 @@
  * PNG in memory or saved to a file. */
 #define _POSIX_C_SOURCE 200809L
 #include "session_internal.h"
+#include "save.h"
 
 #include "flowcut/images.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 void seg_draw_overlay(const uint8_t *rgb, const uint8_t *mask, int32_t w, int32_t h, uint8_t *out)
 {
@@ -86,44 +84,19 @@ int seg_session_render_png(const seg_session *s, seg_save_kind kind, uint8_t **p
     return SEG_OK;
 }
 
+/* Saved as every flowcut output is (save.c): temporary name, fsync,
+ * rename, folder fsync, mode 0666 less the umask. */
 int seg_session_save(const seg_session *s, seg_save_kind kind, const char *path, int overwrite, seg_error *err)
 {
-    struct stat sb;
-    char tmp[4096];
-    if (!path || !*path || strlen(path) + 16 >= sizeof tmp)
+    if (!path || !*path)
         return seg_fail(err, SEG_ERR_INVALID, "%s: invalid path", path ? path : "(null)");
-    if (!overwrite && stat(path, &sb) == 0)
-        return seg_fail(err, SEG_ERR_IO, "%s: already exists", path);
     uint8_t *png = NULL;
     size_t size = 0;
     int rc = seg_session_render_png(s, kind, &png, &size, err);
     if (rc)
         return rc;
-    /* hidden name beside the target: same file system, so rename is atomic */
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path + 1) : 0;
-    snprintf(tmp, sizeof tmp, "%.*s.%s.tmp-XXXXXX", (int)dir_len, path, path + dir_len);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(png);
-        return seg_fail(err, SEG_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    }
-    size_t done = 0;
-    while (done < size) {
-        ssize_t k = write(fd, png + done, size - done);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        done += (size_t)k;
-    }
+    char msg[sizeof err->message];
+    rc = seg_save_file(path, png, size, overwrite, msg, sizeof msg);
     free(png);
-    int ok = done == size && fsync(fd) == 0;
-    ok = close(fd) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return seg_fail(err, SEG_ERR_IO, "%s: cannot write: %s", path, strerror(e));
-    }
-    return SEG_OK;
+    return rc ? seg_fail(err, SEG_ERR_IO, "%s", msg) : SEG_OK;
 }

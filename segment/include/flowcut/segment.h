@@ -301,8 +301,10 @@ typedef enum {
     SEG_SAVE_SEEDS      /* grey PNG of the labels (0, 1, 2): `flowcut segment --seeds` */
 } seg_save_kind;
 
-/* Writes through a temporary file beside path and a rename: path is never
- * half-written. Refuses an existing path unless overwrite. */
+/* Writes through a temporary file beside path, synced before its rename
+ * into place and the folder synced after (mode 0666 less the umask): path
+ * is never half-written, also after a crash or power loss. Refuses an
+ * existing path unless overwrite (SEG_ERR_IO, "already exists"). */
 int seg_session_save(const seg_session *s, seg_save_kind kind, const char *path, int overwrite,
                      seg_error *err);
 /* The same image in memory (malloc'ed PNG bytes; the caller frees them). */
