@@ -7,6 +7,8 @@
 #include "seg_args.h"
 #include "seg_output.h"
 
+#include "flowcut_threads.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -21,9 +23,6 @@
 #define MAX_GPUS 64
 #define MAX_PER_GPU 16
 #define MAX_PER_LAUNCH 32
-/* a launch takes photos until their networks reach this many vertices
- * together; a larger network goes alone */
-#define LAUNCH_VERTICES (4 << 20)
 
 static void usage(FILE *f)
 {
@@ -44,11 +43,14 @@ static void usage(FILE *f)
             "  --overlay-dir DIR     also write overlays (background dimmed, boundary drawn)\n"
             "  --cutout-dir DIR      also write RGBA cut-outs\n"
             "  --jobs N              CPU worker threads (default: all cores)\n"
+            "  --alloc-cache MB      memory kept for the next photos' arrays instead of being\n"
+            "                        returned to the system (default 128 a worker, at most a\n"
+            "                        quarter of the memory; 0: none)\n"
             "  --gpus all|none|I,J,..  CUDA devices that solve (default all; none = CPU engine)\n"
             "  --per-gpu N           photos each GPU solves at once, each on a stream of its own\n"
             "                        (default 4: small solves wait on launches, not on the GPU)\n"
             "  --per-launch N        photos one launch solves together, as one network (default 16;\n"
-            "                        up to 4 M pixels in all): a BFS level serves them all\n"
+            "                        up to %d M pixels in all): a BFS level serves them all\n"
             "  --shard K/N           process only the K-th of N shards of the sorted inputs\n"
             "  --json                one JSON line per input on stdout\n"
             "  --time                stage totals and throughput on stderr at the end\n"
@@ -57,7 +59,8 @@ static void usage(FILE *f)
             "  -q, --quiet           errors and the summary only\n"
             "Model and engine options, as for `flowcut segment`:\n" SEG_MODEL_OPTIONS_HELP
             "Exit status: 0 all succeeded (or were already done), 1 some failed, 2 usage,\n"
-            "130 interrupted.\n");
+            "130 interrupted.\n",
+            (int)(MF_GPU_LAUNCH_VERTICES >> 20));
 }
 
 /* ---- signals: the first Ctrl-C stops taking new images, the second aborts */
@@ -117,23 +120,13 @@ typedef struct batch_run {
     double start, last_draw;
 } batch_run;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* How much released memory the batch keeps for the next photos
- * (mf_alloc_cache_limit): fresh pages are zeroed by the kernel one by one,
- * 15-20% of a CPU batch's time on a VM. A seg-dev photo's arrays come to
- * about 60 MB, so 128 MB a worker, at most a quarter of the memory;
- * FLOWCUT_ALLOC_CACHE_MB overrides (0: off), for measurements. */
+ * (mf_alloc_cache_limit) when --alloc-cache is not given: fresh pages are
+ * zeroed by the kernel one by one, 15-20% of a CPU batch's time. A
+ * typical photo's arrays come to about 60 MB, so 128 MB a worker, at most
+ * a quarter of the memory. */
 static size_t alloc_cache_bytes(long jobs)
 {
-    const char *env = getenv("FLOWCUT_ALLOC_CACHE_MB");
-    if (env && *env)
-        return (size_t)strtoull(env, NULL, 10) << 20;
     size_t bytes = (size_t)jobs * ((size_t)128 << 20);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0 && bytes > (size_t)pages / 4 * (size_t)page)
@@ -176,7 +169,7 @@ static void draw_progress(batch_run *run, int final)
 {
     if (!run->progress)
         return;
-    double t = now();
+    double t = cli_now();
     if (!final && t - run->last_draw < 0.1)
         return;
     run->last_draw = t;
@@ -242,7 +235,7 @@ static void report_ok(batch_run *run, const batch_item *it, const seg_result *r)
 /* Overwrites: an item is redone only when some output is missing, or with -f. */
 static int write_outputs(const batch_item *it, seg_result *r, char *msg, size_t msg_size)
 {
-    double t0 = now();
+    double t0 = cli_now();
     const char *paths[3] = {it->mask, it->overlay, it->cutout};
     for (int i = 0; i < 3; i++)
         if (paths[i] && batch_make_parent_dirs(paths[i])) {
@@ -266,7 +259,7 @@ static int write_outputs(const batch_item *it, seg_result *r, char *msg, size_t 
         rc = seg_write_pngs(n, paths, imgs, 1, msg, msg_size);
     img_free(&ov);
     img_free(&co);
-    r->times.encode = now() - t0;
+    r->times.encode = cli_now() - t0;
     return rc;
 }
 
@@ -384,17 +377,8 @@ static void start_task(batch_run *run, size_t index)
 
 /* How much lower the CPU workers run than the stream threads when GPUs
  * solve: a stream thread that waits for a core leaves its GPU idle between
- * kernel launches, and 16 workers on 16 cores keep every core busy.
- * FLOWCUT_BATCH_NICE overrides (0: the same priority), for measurements. */
-static int worker_nice(void)
-{
-    const char *env = getenv("FLOWCUT_BATCH_NICE");
-    if (env && *env) {
-        long v = strtol(env, NULL, 10);
-        return v < 0 ? 0 : v > 19 ? 19 : (int)v;
-    }
-    return 5;
-}
+ * kernel launches, and as many workers as cores keep every core busy. */
+#define GPU_WORKER_NICE 5
 
 static void *cpu_worker(void *arg)
 {
@@ -437,7 +421,7 @@ typedef struct gpu_worker_arg {
 } gpu_worker_arg;
 
 /* Takes the queued networks one launch solves together: up to
- * per_launch of them, LAUNCH_VERTICES in all (one, however large, at
+ * per_launch of them, MF_GPU_LAUNCH_VERTICES in all (one, however large, at
  * least). Under run->lock. */
 static int take_launch(batch_run *run, task **group)
 {
@@ -445,7 +429,7 @@ static int take_launch(batch_run *run, task **group)
     int64_t vertices = 0;
     while (k < run->per_launch && run->to_solve.head) {
         const int64_t nv = seg_job_vertices(&run->to_solve.head->job);
-        if (k > 0 && vertices + nv > LAUNCH_VERTICES)
+        if (k > 0 && vertices + nv > MF_GPU_LAUNCH_VERTICES)
             break;
         group[k++] = pop(&run->to_solve);
         vertices += nv;
@@ -610,7 +594,7 @@ int cmd_batch(int argc, char **argv)
 {
     enum {
         O_SEEDS_DIR = 256, O_TRIMAP_DIR, O_LIST, O_OVERLAY_DIR, O_CUTOUT_DIR, O_JOBS, O_GPUS, O_SHARD, O_JSON,
-        O_TIME, O_NO_PROGRESS, O_PER_GPU, O_PER_LAUNCH
+        O_TIME, O_NO_PROGRESS, O_PER_GPU, O_PER_LAUNCH, O_ALLOC_CACHE
     };
     static const struct option longopts[] = {
         SEG_LONG_OPTIONS,
@@ -623,6 +607,7 @@ int cmd_batch(int argc, char **argv)
         {"no-progress", no_argument, NULL, O_NO_PROGRESS}, {"force", no_argument, NULL, 'f'},
         {"per-gpu", required_argument, NULL, O_PER_GPU},
         {"per-launch", required_argument, NULL, O_PER_LAUNCH},
+        {"alloc-cache", required_argument, NULL, O_ALLOC_CACHE},
         {"quiet", no_argument, NULL, 'q'},                 {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     seg_options o;
@@ -631,7 +616,8 @@ int cmd_batch(int argc, char **argv)
     const char *seed_file = NULL; /* --seeds or --trimap: segment's, refused here */
     int recursive = 0, force = 0, json = 0, show_time = 0, no_progress = 0, shard_k = 1, shard_n = 1, c;
     int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0, per_gpu = 4, per_launch = 16;
-    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    long jobs = mf_threads(0);
+    int64_t alloc_cache_mb = -1; /* -1: alloc_cache_bytes decides */
     int64_t iv;
     struct timespec start_time; /* temporary files older than this are no writer's of this run */
     clock_gettime(CLOCK_REALTIME, &start_time);
@@ -683,6 +669,12 @@ int cmd_batch(int argc, char **argv)
                 return EXIT_USAGE;
             }
             per_launch = (int)iv;
+            break;
+        case O_ALLOC_CACHE:
+            if (parse_i64(optarg, 0, (int64_t)1 << 30, &alloc_cache_mb)) {
+                DISPLAYLEVEL(1, "flowcut batch: --alloc-cache needs megabytes, 0..%lld\n", (long long)1 << 30);
+                return EXIT_USAGE;
+            }
             break;
         case 'f': force = 1; break;
         case 'q': g_display_level = 1; break;
@@ -799,7 +791,7 @@ int cmd_batch(int argc, char **argv)
     if (!o.solve.threads) { /* --threads not given: each CPU worker gets its share of the
                              * cores for the network and the solve; many images, one
                              * thread each, one huge image, all of them */
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        long cores = mf_threads(0);
         long workers = jobs < (long)run.todo_count ? jobs : (long)run.todo_count;
         int share = workers > 0 && cores > workers ? (int)(cores / workers) : 1;
         o.graph.threads = o.solve.threads = share;
@@ -819,7 +811,7 @@ int cmd_batch(int argc, char **argv)
         }
     }
     run.use_gpu = ndevices > 0;
-    run.worker_nice = run.use_gpu ? worker_nice() : 0;
+    run.worker_nice = run.use_gpu ? GPU_WORKER_NICE : 0;
     if (!run.use_gpu) /* the workers solve: on the CPU, never a device that --gpus left out */
         o.solve.engine = MF_ENGINE_CPU;
     if (run.use_gpu || seg_cpu_skips_in_lists(&o))
@@ -828,7 +820,7 @@ int cmd_batch(int argc, char **argv)
     run.gpu_threads_running = nsolvers;
     run.max_queued = 2 * (size_t)(nsolvers > 0 ? nsolvers : 1);
     run.per_launch = per_launch;
-    run.max_queued_vertices = per_launch > 1 ? (int64_t)nsolvers * LAUNCH_VERTICES : 0;
+    run.max_queued_vertices = per_launch > 1 ? (int64_t)nsolvers * MF_GPU_LAUNCH_VERTICES : 0;
     run.max_in_flight = (size_t)jobs + run.max_queued + (size_t)nsolvers * (size_t)per_launch;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -838,8 +830,8 @@ int cmd_batch(int argc, char **argv)
     sigaction(SIGTERM, &sa, &old_term);
     DISPLAYLEVEL(3, "flowcut batch: %zu inputs, %zu to do, %ld workers, %d GPUs\n", list.count, run.todo_count, jobs,
                  ndevices);
-    mf_alloc_cache_limit(alloc_cache_bytes(jobs));
-    run.start = now();
+    mf_alloc_cache_limit(alloc_cache_mb >= 0 ? (size_t)alloc_cache_mb << 20 : alloc_cache_bytes(jobs));
+    run.start = cli_now();
     for (int i = 0; i < nsolvers; i++) {
         gargs[i].run = &run;
         gargs[i].solver = solvers[i];
@@ -856,7 +848,7 @@ int cmd_batch(int argc, char **argv)
         cpu_worker(&run); /* no thread could start: work on this one */
     for (size_t i = 0; i < nthreads; i++)
         pthread_join(threads[i], NULL);
-    double wall = now() - run.start;
+    double wall = cli_now() - run.start;
     mf_alloc_cache_limit(0);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

@@ -109,6 +109,12 @@ $PNG recode "$SEEDS/sub/b.png" trimap "$TMPD/tri/sub/b.png"
 expect_exit 0 "trimap dir" -- "$FLOWCUT" batch --list "$TMPD/list.txt" "$IN" -o "$TMPD/out4" --trimap-dir "$TMPD/tri"
 expect_same "$TMPD/out3/a.png" "$TMPD/out4/a.png" "trimap mask of a.png"
 
+# --- --alloc-cache changes memory reuse, never the masks
+expect_exit 0 "--alloc-cache 0" -- "$FLOWCUT" batch --list "$TMPD/list.txt" "$IN" -o "$TMPD/out6" --seeds-dir "$SEEDS" \
+    --alloc-cache 0
+expect_same "$TMPD/out3/a.png" "$TMPD/out6/a.png" "--alloc-cache 0 mask of a.png"
+expect_same "$TMPD/out3/sub/b.png" "$TMPD/out6/sub/b.png" "--alloc-cache 0 mask of sub/b.png"
+
 # --- two images with one output name: the second fails instead of overwriting
 cp "$IN/c.jpg" "$IN/a.jpg"
 expect_exit 1 "same output" -- "$FLOWCUT" batch "$IN" -o "$TMPD/out5" --seeds-dir "$SEEDS" --json
@@ -127,6 +133,8 @@ expect_exit 2 "--per-gpu 17" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir 
 expect_exit 2 "--per-launch 0" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --per-launch 0
 expect_stderr "per-launch needs 1..32" "--per-launch range named"
 expect_exit 2 "--per-launch 33" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --per-launch 33
+expect_exit 2 "--alloc-cache -1" -- "$FLOWCUT" batch "$IN" -o "$TMPD/x" --seeds-dir "$SEEDS" --alloc-cache -1
+expect_stderr "alloc-cache needs megabytes" "--alloc-cache range named"
 expect_exit 1 "missing folder" -- "$FLOWCUT" batch "$TMPD/nowhere" -o "$TMPD/x" --seeds-dir "$SEEDS"
 expect_stderr 'nowhere: cannot open folder: No such file or directory' "names the folder and why"
 if ! "$FLOWCUT" maxflow --engine gpu "$DATA/max_flow.dat" >/dev/null 2>&1; then
