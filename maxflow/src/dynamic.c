@@ -392,6 +392,12 @@ static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res
         if (d->pr_ready)
             mf_pr_free(&d->pr);
         d->pr_ready = 0;
+        if (d->cold_fraction <= 0 && d->opt.cut_only) {
+            /* every solve cold (mf_dynamic_set_cold_fraction 0): no state to
+             * keep for a warm one, so the engine's cut-only solve alone,
+             * as fast as a fresh one and without the network's rebuild */
+            return mf_solve_cpu(g, &d->opt, res, err);
+        }
         rc = mf_pr_init(&d->pr, g);
         if (rc) {
             mf_pr_free(&d->pr);
@@ -516,7 +522,8 @@ int mf_dynamic_solve(mf_dynamic *d, mf_result *res, mf_error *err)
     int64_t nbatch = collect_batch(d, &oom);
     if (oom)
         return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
-    int cold = !d->solved || (double)nbatch > d->cold_fraction * (double)d->g.num_arcs;
+    int cold = !d->solved || (double)nbatch > d->cold_fraction * (double)d->g.num_arcs ||
+               (d->engine == MF_ENGINE_CPU && !d->pr_ready); /* no state kept: nothing to start from */
     d->solved = 0; /* until this solve succeeds */
     int rc = d->engine == MF_ENGINE_GPU ? gpu_solve(d, nbatch, &cold, res, err)
                                         : cpu_solve(d, nbatch, &cold, res, err);

@@ -7,10 +7,14 @@
  * bit for bit). Times are medians over the repeats (strokes at shifted
  * places).
  *
- * usage: bench_session EXAMPLES_DIR [--engine cpu|gpu] [--sizes 1,3,12] [--repeats R] */
+ * usage: bench_session EXAMPLES_DIR [--engine cpu|gpu] [--sizes 1,3,12] [--repeats R]
+ *                      [--cold-fraction F]
+ * --cold-fraction: whole-photo terminal changes over this fraction of the
+ * arcs are solved cold in place, fewer warm (the session's tuning). */
 #define _POSIX_C_SOURCE 200809L
 #include "flowcut/images.h"
 #include "flowcut/segment.h"
+#include "session_internal.h" /* session_set_cold_fraction */
 
 #include <math.h>
 #include "bench_util.h"
@@ -83,6 +87,8 @@ int main(int argc, char **argv)
             sizes = argv[++i];
         else if (!strcmp(argv[i], "--repeats") && i + 1 < argc)
             repeats = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--cold-fraction") && i + 1 < argc)
+            session_set_cold_fraction(atof(argv[++i]));
     }
     if (repeats < 1 || repeats > 20)
         repeats = 3;

@@ -351,11 +351,6 @@ int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt,
  * res[i] gets network i's value and source side, no flows; the stats are
  * the union's. */
 #define MF_GPU_MANY_MAX 64
-/* The vertices the front ends pack into one such launch (`flowcut batch`,
- * Python's solve_many): networks join a launch until together they would
- * pass this; a larger one goes alone. Defined here once so that every
- * front end groups alike (Python's copy is checked against it). */
-#define MF_GPU_LAUNCH_VERTICES ((int64_t)4 << 20)
 int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *networks, int k, const mf_options *opt,
                       mf_result *res, mf_error *err);
 /* A photo's grid network in compact form (graphbuild's gb_build_grid):
@@ -445,7 +440,9 @@ int mf_dynamic_arc_flow(const mf_dynamic *d, int32_t a, int32_t *flow);
  * that undoes most of the previous solve; measured). stats.warm tells. */
 int mf_dynamic_solve(mf_dynamic *d, mf_result *res, mf_error *err);
 /* Fraction of the arcs above which a batch is solved cold (default 0.5;
- * 2 or more: never cold, whatever the batch; 0: always). */
+ * 2 or more: never cold, whatever the batch; 0: always, and on the CPU
+ * with cut_only no warm state is kept, so each solve costs what a fresh
+ * cut-only solve of the graph does). */
 void mf_dynamic_set_cold_fraction(mf_dynamic *d, double fraction);
 /* The graph with every applied change (pending ones are not in it). */
 const mf_graph *mf_dynamic_graph(const mf_dynamic *d);
