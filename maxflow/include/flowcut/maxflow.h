@@ -351,6 +351,11 @@ int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt,
  * res[i] gets network i's value and source side, no flows; the stats are
  * the union's. */
 #define MF_GPU_MANY_MAX 64
+/* The vertices the front ends pack into one such launch (`flowcut batch`,
+ * Python's solve_many): networks join a launch until together they would
+ * pass this; a larger one goes alone. Defined here once so that every
+ * front end groups alike (Python's copy is checked against it). */
+#define MF_GPU_LAUNCH_VERTICES ((int64_t)4 << 20)
 int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *networks, int k, const mf_options *opt,
                       mf_result *res, mf_error *err);
 /* A photo's grid network in compact form (graphbuild's gb_build_grid):
