@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L /* strncasecmp */
 #include "seg_internal.h"
 
+#include "flowcut/images.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +24,7 @@ void seg_options_default(seg_options *o)
     /* BK on large photos, push-relabel on small ones (measured) */
     o->solve.cpu_algorithm = MF_CPU_AUTO;
     o->solve.cut_only = 1; /* a mask needs the cut, not the flows */
-    o->max_pixels = (int64_t)1 << 28;
+    o->max_pixels = IMG_DEFAULT_MAX_PIXELS;
 }
 
 seg_options *seg_options_new(void)

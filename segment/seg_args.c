@@ -6,26 +6,17 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The library's name for each shared option (seg_options_set). */
+/* The library's name for each shared option (seg_options_set), from the
+ * table of seg_args.h. */
 static const char *option_name(int c)
 {
+#define SEG_OPTION_NAME(id, name, has_arg, help) \
+    case id: return name;
     switch (c) {
-    case SO_LAMBDA: return "lambda";
-    case SO_CONN: return "connectivity";
-    case SO_MODEL: return "model";
-    case SO_UNIFORM: return "uniform-mix";
-    case SO_ITER: return "iterations";
-    case SO_ENGINE: return "engine";
-    case SO_CPUALG: return "cpu-algorithm";
-    case SO_DEVICE: return "device";
-    case SO_MAXPX: return "max-pixels";
-    case SO_SCRIBBLE: return "scribble-colors";
-    case SO_THREADS: return "threads";
-    case SO_GEODESIC: return "geodesic";
-    case SO_BORDER: return "border";
-    case SO_STAR: return "star";
+        SEG_SHARED_OPTIONS(SEG_OPTION_NAME)
     default: return NULL;
     }
+#undef SEG_OPTION_NAME
 }
 
 /* --clicks TEXT or @FILE, --box X,Y,W,H: into the prompts o points to. */

@@ -1,10 +1,12 @@
 """Photo + seeds -> mask, as `flowcut segment` does it, on numpy arrays.
 
-Options are the command line's, as keywords with '_' for '-' (a trailing
-'_' is dropped, so lambda_=100 is --lambda 100): lambda_, connectivity,
-model, uniform_mix, geodesic, border ("off" or a distance), star ("on" or
-"off"), iterations, engine, cpu_algorithm, device, threads. The library
-checks every value and raises ValueError with its message."""
+Options are the model and engine options of `flowcut segment --help`, as
+keywords with '_' for '-' (a trailing '_' is dropped, so lambda_=100 is
+--lambda 100), for example lambda_, connectivity, model, uniform_mix,
+geodesic, border ("off" or a distance), star ("on" or "off"), iterations,
+engine, cpu_algorithm, device, threads. Each goes by name to the library's
+seg_options_set, which checks every value (ValueError with its message), so
+an option the library gains is a keyword here with no change."""
 import ctypes
 
 import numpy as np
