@@ -82,6 +82,14 @@ static int report(const char *path, const mf_arclist *list, const mf_graph *g, c
             return -1;
         }
         verified = 1;
+        /* on stderr: stdout stays the DIMACS answer scripts read */
+        if (!ro->json) {
+            if (batch > 0)
+                DISPLAYLEVEL(2, "flowcut: %s: batch %d: certificate holds (capacities, conservation, cut = flow)\n",
+                             path, batch);
+            else
+                DISPLAYLEVEL(2, "flowcut: %s: certificate holds (capacities, conservation, cut = flow)\n", path);
+        }
     }
     if (ro->json) {
         int64_t cut_size = 0;
