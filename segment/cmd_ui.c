@@ -28,9 +28,10 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: flowcut ui IMAGE [--seeds FILE] [-o MASK] [--port N] [options]\n"
-            "Opens a local web page to paint foreground and background strokes; the cut\n"
-            "follows every stroke (warm re-solve). Save writes the mask, and on request the\n"
-            "cut-out and the seeds (a seed file `flowcut segment --seeds` replays exactly).\n"
+            "Opens a local web page to click the object (Shift-click or right-click the\n"
+            "background), drag a box around it, or paint foreground and background strokes;\n"
+            "the cut follows every edit (warm re-solve). Save writes the mask, and on request\n"
+            "the cut-out and the seeds (a seed file `flowcut segment --seeds` replays exactly).\n"
             "  -o MASK               where Save writes the mask (default IMAGE-stem.mask.png);\n"
             "                        the cut-out and seeds go beside it (.cutout.png, .seeds.png)\n"
             "  --port N              TCP port (default %d; 0: any free port)\n"

@@ -2,8 +2,11 @@
 through ChromeDriver (WebDriver over HTTP, standard library only). Paints a
 background stroke with pointer events, waits for the overlay to follow,
 saves, and checks the saved mask against the server's and a replay through
-`flowcut segment`. Prints the stroke-to-overlay time measured in the page.
-Skips (exit 77) with a clear message where Chromium cannot start.
+`flowcut segment`. Then, on a session without seeds, click mode: a click on
+the object gives a mask, a Shift-click and a right-click add background
+clicks, a drag draws a box, a tiny drag is a click, undo takes a prompt
+back. Prints the stroke-to-overlay and click-to-mask times measured in the
+page. Skips (exit 77) with a clear message where Chromium cannot start.
 
     test_ui_browser.py FLOWCUT [SCREENSHOT_DIR] [PHOTO SEEDS]"""
 import base64
@@ -77,14 +80,25 @@ class WebDriver:
         with open(path, "wb") as f:
             f.write(base64.b64decode(self.s("GET", "/screenshot")))
 
-    def drag(self, points):
-        acts = [{"type": "pointerMove", "x": int(points[0][0]), "y": int(points[0][1]), "origin": "viewport"},
-                {"type": "pointerDown", "button": 0}]
+    def drag(self, points, button=0, down=True, up=True, keys=None):
+        """Moves to the first point, presses (down), moves through the rest, releases (up).
+        keys: a key held meanwhile (e.g. Shift, "\ue008")."""
+        acts = [{"type": "pointerMove", "x": int(points[0][0]), "y": int(points[0][1]), "origin": "viewport"}]
+        if down:
+            acts.append({"type": "pointerDown", "button": button})
         for x, y in points[1:]:
             acts.append({"type": "pointerMove", "x": int(x), "y": int(y), "origin": "viewport", "duration": 20})
-        acts.append({"type": "pointerUp", "button": 0})
-        self.s("POST", "/actions", {"actions": [{"type": "pointer", "id": "mouse",
-                                                 "parameters": {"pointerType": "mouse"}, "actions": acts}]})
+        if up:
+            acts.append({"type": "pointerUp", "button": button})
+        sources = [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": acts}]
+        if keys:
+            sources.append({"type": "key", "id": "kb", "actions": [{"type": "keyDown", "value": keys}] +
+                            [{"type": "pause"}] * (len(acts) - 1) + [{"type": "keyUp", "value": keys}]})
+        self.s("POST", "/actions", {"actions": sources})
+
+    def key(self, k):
+        self.s("POST", "/actions", {"actions": [{"type": "key", "id": "kb", "actions": [
+            {"type": "keyDown", "value": k}, {"type": "keyUp", "value": k}]}]})
 
     def quit(self):
         try:
@@ -198,12 +212,130 @@ def main():
         finally:
             wd.quit()
             srv.stop(signal.SIGINT)
+        clicks(flowcut, chromium, driver, photo, tmp, shots, fails)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for f in fails:
         print("FAIL:", f)
     print("%d failures" % len(fails))
     return 1 if fails else 0
+
+
+def clicks(flowcut, chromium, driver, photo, tmp, shots, fails):
+    """Click mode on a session that starts without seeds."""
+    srv = Server(flowcut, photo, "-q")
+    wd = WebDriver(driver, chromium, os.path.join(tmp, "profile2"))
+    try:
+        wd.s("POST", "/url", {"url": srv.url})
+        if not wait_for(lambda: wd.js("return !!(window.flowcut && window.flowcut.ready)"), 60):
+            fails.append("clicks: the page never became ready")
+            return
+        st = json.loads(srv.request("GET", "/api/state")[1])
+        w, h = st["width"], st["height"]
+        at = lambda fx, fy: wd.js("return window.flowcut.toClient(arguments[0], arguments[1])", w * fx, h * fy)
+        px = lambda fx, fy: (int(w * fx), int(h * fy))
+        wd.key("c")
+        if wd.js("return window.flowcut.tool()") != "click" or \
+                not wd.js("return document.getElementById('b-click').classList.contains('on')"):
+            fails.append("C did not select click mode")
+
+        def settle(n):
+            """Waits for the n-th prompt to be listed and the refined mask to be drawn."""
+            return wait_for(lambda: len(wd.js("return window.flowcut.prompts()")) == n
+                            and wd.js("return window.flowcut.refined && window.flowcut.clickMs.length") > 0
+                            and not wd.js("return document.getElementById('status').className"), 120)
+
+        def mask_at(p):
+            return wd.js("return window.flowcut.maskAt(arguments[0], arguments[1])", *p)
+
+        # a click on the cup: one foreground click alone gives a mask
+        obj = (0.5, 0.5)
+        wd.drag([at(*obj)])
+        if not settle(1):
+            fails.append("clicks: no mask after a click: %s" % wd.js("return document.getElementById('status').textContent"))
+        first = wd.js("return window.flowcut.clickMs[0]")
+        # the pointer lands on whole screen pixels: the image pixel may be off by one screen pixel's worth
+        tol = int(1 / wd.js("return window.flowcut.zoom()")) + 1
+        near = lambda q, f, label: len(q) == 3 and q[2] == label and \
+            abs(q[0] - px(*f)[0]) <= tol and abs(q[1] - px(*f)[1]) <= tol
+        pr = wd.js("return window.flowcut.prompts()")
+        if len(pr) != 1 or not near(pr[0], obj, 1):
+            fails.append("clicks: the click is not listed: %r" % wd.js("return window.flowcut.prompts()"))
+        if mask_at(px(*obj)) != 1:
+            fails.append("clicks: the clicked pixel is not foreground in the page's mask")
+        if wd.js("return document.querySelectorAll('#marks circle.dot.pos').length") != 1:
+            fails.append("clicks: no green dot drawn")
+        if shots:
+            wd.screenshot(os.path.join(shots, "ui-click.png"))
+        # a Shift-click on the table: a background click
+        neg = (0.08, 0.85)
+        wd.drag([at(*neg)], keys="\ue008")
+        if not settle(2):
+            fails.append("clicks: the Shift-click was not listed: %r" % wd.js("return window.flowcut.prompts()"))
+        elif not near(wd.js("return window.flowcut.prompts()")[1], neg, 2):
+            fails.append("clicks: the Shift-click is not a background click: %r" % wd.js("return window.flowcut.prompts()"))
+        if mask_at(px(*neg)) != 0:
+            fails.append("clicks: the Shift-clicked pixel is foreground")
+        # a right-click: a background click too, and no context menu
+        wd.js("window.addEventListener('contextmenu', (e) => { window.menuShown = !e.defaultPrevented; })")
+        neg2 = (0.92, 0.1)
+        wd.drag([at(*neg2)], button=2)
+        if not settle(3) or not near(wd.js("return window.flowcut.prompts()")[2], neg2, 2):
+            fails.append("clicks: the right-click is not a background click: %r" % wd.js("return window.flowcut.prompts()"))
+        if wd.js("return window.menuShown") is not False:
+            fails.append("clicks: the right-click let the context menu through")
+        if wd.js("return document.querySelectorAll('#marks circle.dot.neg').length") != 2:
+            fails.append("clicks: not two red dots")
+        # a drag draws the box while it goes, then sends it
+        b0, b1 = (0.1, 0.05), (0.85, 0.95)
+        wd.drag([at(*b0), at(0.5, 0.5), at(*b1)], up=False)
+        rect = wd.js("const r = document.querySelector('#marks rect.box.drag'); "
+                     "return r && [+r.getAttribute('width'), +r.getAttribute('height')]")
+        if not rect or rect[0] < 100 or rect[1] < 100:
+            fails.append("clicks: no rectangle drawn while dragging: %r" % rect)
+        if shots:
+            wd.screenshot(os.path.join(shots, "ui-box-drag.png"))
+        wd.s("POST", "/actions", {"actions": [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+                                               "actions": [{"type": "pointerUp", "button": 0}]}]})
+        if not settle(4):
+            fails.append("clicks: the box was not listed: %r" % wd.js("return window.flowcut.prompts()"))
+        pr = wd.js("return window.flowcut.prompts()")
+        box = pr[3] if len(pr) > 3 else [0, 0, w, h]
+        if len(box) != 4 or abs(box[0] - w * b0[0]) > tol + 1 or abs(box[0] + box[2] - w * b1[0]) > tol + 1:
+            fails.append("clicks: the box is not the dragged one: %r" % box)
+        if wd.js("return document.querySelectorAll('#marks rect.box').length") != 1:
+            fails.append("clicks: the box is not drawn once")
+        _, bits = srv.request("GET", "/api/mask")
+        outside = [i for i in range(w * h) if (bits[i >> 3] >> (i & 7)) & 1 and
+                   not (box[0] <= i % w < box[0] + box[2] and box[1] <= i // w < box[1] + box[3])]
+        if outside:
+            fails.append("clicks: %d foreground pixels outside the box" % len(outside))
+        if mask_at(px(*obj)) != 1:
+            fails.append("clicks: the cup is not foreground inside the box")
+        if shots:
+            wd.screenshot(os.path.join(shots, "ui-box.png"))
+        # a drag of two pixels is a click
+        c = at(0.55, 0.45)
+        wd.drag([c, (c[0] + 2, c[1] + 1)])
+        if not settle(5) or len(wd.js("return window.flowcut.prompts()")[4]) != 3:
+            fails.append("clicks: a tiny drag was not a click: %r" % wd.js("return window.flowcut.prompts()"))
+        # undo takes the last prompt back, the box stays
+        wd.click("#b-undo")
+        if not settle(4) or len(wd.js("return window.flowcut.prompts()")[3]) != 4:
+            fails.append("clicks: undo did not take the click back: %r" % wd.js("return window.flowcut.prompts()"))
+        # B goes back to the brush
+        wd.key("b")
+        if wd.js("return window.flowcut.tool()") != "brush" or wd.js("return window.flowcut.label()") != 2:
+            fails.append("B did not go back to the background brush")
+        parts = wd.js("return window.flowcut.clickParts")
+        print("click (or box) to mask on screen in the browser, %dx%d, %s: first %.1f ms (cold), then" %
+              (w, h, st["engine"], first))
+        for p in parts[1:]:
+            print("  %6.0f ms = server cut %.0f + request %.0f + mask transfer and drawing %.0f" %
+                  (p["total"], p["cut"], p["request"], p["draw"]))
+    finally:
+        wd.quit()
+        srv.stop(signal.SIGINT)
 
 
 if __name__ == "__main__":
