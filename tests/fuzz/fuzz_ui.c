@@ -1,7 +1,7 @@
 /* libFuzzer harness: the web UI's routes (ui_app_handle, the function the
  * libmicrohttpd callback calls) on a 16x12 session: methods, paths, the
- * token, bodies of every route, Content-Length as the header check sees
- * it. Input: requests one after another, each
+ * token, bodies of every route (strokes, clicks, boxes, undo/redo over
+ * them), Content-Length as the header check sees it. Input: requests one after another, each
  *   method byte, path byte (a known route, or a fuzzed NUL-ended path),
  *   token byte (right, none, or a fuzzed NUL-ended string),
  *   body length byte (0-255), body bytes.
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *methods[] = {"GET", "POST", "HEAD", "PUT", "DELETE", "get", ""};
     static const char *paths[] = {"/",          "/index.html", "/photo.png",  "/api/state", "/api/mask",
                                   "/api/seeds", "/api/stroke", "/api/undo",   "/api/redo",  "/api/lambda",
-                                  "/api/save",  "/api/refine", "/api/stroke", "/api/stroke"};
+                                  "/api/save",  "/api/refine", "/api/click",  "/api/box"};
     cursor c = {data, size};
     int nreq = 0;
     for (int m; (m = take(&c)) >= 0 && nreq < 64; nreq++) {
