@@ -174,7 +174,7 @@ class TestSegment(unittest.TestCase):
         with self.assertRaises(flowcut.FlowcutError) as cm:
             flowcut.segment(self.rgb, np.where(self.labels == 1, 0, self.labels).astype(np.uint8))
         self.assertIn("no foreground seed", str(cm.exception))
-        self.assertEqual(cm.exception.code, -4)
+        self.assertEqual(cm.exception.code, flowcut._lib.SEG_ERR_NEED_SEEDS)
         with self.assertRaisesRegex(flowcut.FlowcutError, "nope.png"):
             flowcut.segment_files(os.path.join(self.tmp, "nope.png"), self.seeds)
         if flowcut.gpu_available() == 0:

@@ -44,13 +44,14 @@ extern "C" {
  * still sum below 2^31. */
 #define GB_STAR_CAP (1 << 26)
 
+/* Status codes: graphbuild's range, -100.. (maxflow.h says why). */
 enum {
     GB_OK = 0,
-    GB_ERR_NOMEM = -1,
-    GB_ERR_INVALID = -2,
-    GB_ERR_NO_FOREGROUND = -3,
-    GB_ERR_NO_BACKGROUND = -4,
-    GB_ERR_TOO_LARGE = -5
+    GB_ERR_NOMEM = -101,
+    GB_ERR_INVALID = -102,
+    GB_ERR_NO_FOREGROUND = -103,
+    GB_ERR_NO_BACKGROUND = -104,
+    GB_ERR_TOO_LARGE = -105
 };
 
 const char *gb_strerror(int code);

@@ -22,14 +22,16 @@ extern "C" {
 #pragma GCC visibility push(default)
 #endif
 
+/* Status codes: the images library's range, -200.. (each flowcut module
+ * has its own, so that a code names its module). */
 enum {
     IMG_OK = 0,
-    IMG_ERR_NOMEM = -1,
-    IMG_ERR_IO = -2,
-    IMG_ERR_FORMAT = -3,   /* unknown or unsupported format */
-    IMG_ERR_CORRUPT = -4,  /* truncated or corrupt data */
-    IMG_ERR_TOO_LARGE = -5,
-    IMG_ERR_INVALID = -6
+    IMG_ERR_NOMEM = -201,
+    IMG_ERR_IO = -202,
+    IMG_ERR_FORMAT = -203,   /* unknown or unsupported format */
+    IMG_ERR_CORRUPT = -204,  /* truncated or corrupt data */
+    IMG_ERR_TOO_LARGE = -205,
+    IMG_ERR_INVALID = -206
 };
 
 const char *img_strerror(int code);

@@ -24,6 +24,10 @@ extern "C" {
 
 #define FLOWCUT_VERSION "0.1.0"
 
+/* Status codes: 0, or negative. Each module has a range of its own
+ * (maxflow -1..-99, graphbuild -100.., images -200.., segment -300..), so
+ * a code names its module and its error whichever function passed it on,
+ * and the module's strerror never misreads another's. */
 enum {
     MF_OK = 0,
     MF_ERR_NOMEM = -1,

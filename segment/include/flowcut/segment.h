@@ -36,15 +36,17 @@ extern "C" {
 #pragma GCC visibility push(default)
 #endif
 
+/* Status codes: the segmentation library's range, -300.. (maxflow.h says
+ * why each module has its own). */
 enum {
     SEG_OK = 0,
-    SEG_ERR_NOMEM = -1,
-    SEG_ERR_INVALID = -2,    /* bad argument */
-    SEG_ERR_IO = -3,         /* a file could not be written */
-    SEG_ERR_NEED_SEEDS = -4, /* no foreground or no background seed yet */
-    SEG_ERR_MODEL = -5,      /* colour models or network could not be built */
-    SEG_ERR_SOLVE = -6,      /* the max-flow engine failed */
-    SEG_ERR_IMAGE = -7       /* an image file could not be read */
+    SEG_ERR_NOMEM = -301,
+    SEG_ERR_INVALID = -302,    /* bad argument */
+    SEG_ERR_IO = -303,         /* a file could not be written */
+    SEG_ERR_NEED_SEEDS = -304, /* no foreground or no background seed yet */
+    SEG_ERR_MODEL = -305,      /* colour models or network could not be built */
+    SEG_ERR_SOLVE = -306,      /* the max-flow engine failed */
+    SEG_ERR_IMAGE = -307       /* an image file could not be read */
 };
 
 const char *seg_strerror(int code);

@@ -75,6 +75,20 @@ c_i64p = ctypes.POINTER(ctypes.c_int64)
 c_u8p = ctypes.POINTER(ctypes.c_uint8)
 
 
+# The C headers' constants the module uses, by their C names.
+# tests/python/test_layout.py checks every one, and every struct below,
+# against the headers (tests/python/struct_layout.c prints the C side).
+MF_OK, MF_ERR_NOMEM, MF_ERR_IO, MF_ERR_PARSE, MF_ERR_INVALID = 0, -1, -2, -3, -4
+MF_ERR_TOO_LARGE, MF_ERR_NO_DEVICE, MF_ERR_DEVICE, MF_ERR_DEVICE_MEMORY = -5, -6, -7, -8
+MF_ERR_VERIFY, MF_ERR_INTERNAL = -9, -10
+SEG_OK, SEG_ERR_NOMEM, SEG_ERR_INVALID, SEG_ERR_IO, SEG_ERR_NEED_SEEDS = 0, -301, -302, -303, -304
+SEG_ERR_MODEL, SEG_ERR_SOLVE, SEG_ERR_IMAGE = -305, -306, -307
+MF_ENGINE_AUTO, MF_ENGINE_CPU, MF_ENGINE_GPU = 0, 1, 2
+SEG_SAVE_MASK, SEG_SAVE_OVERLAY, SEG_SAVE_CUTOUT, SEG_SAVE_SEEDS = 0, 1, 2, 3
+MF_GPU_MANY_MAX = 64  # networks one mf_gpu_solve_many launch takes at most
+MF_GPU_LAUNCH_VERTICES = 4 << 20  # vertices the front ends pack into one launch
+
+
 class MfError(ctypes.Structure):
     _fields_ = [("code", ctypes.c_int), ("line", ctypes.c_int64),
                 ("file", ctypes.c_char * 256), ("message", ctypes.c_char * 256)]
@@ -158,7 +172,6 @@ mf_gpu_solver_create = _fn("mf_gpu_solver_create", ctypes.c_int, ctypes.c_int, P
 mf_gpu_solver_destroy = _fn("mf_gpu_solver_destroy", None, vp)
 mf_gpu_solve_many = _fn("mf_gpu_solve_many", ctypes.c_int, vp, P(P(MfGraph)), ctypes.c_int, P(MfOptions),
                         P(MfResult), P(MfError))
-GPU_MANY_MAX = 64  # MF_GPU_MANY_MAX
 mf_dynamic_create = _fn("mf_dynamic_create", ctypes.c_int, P(MfGraph), P(MfOptions), P(vp), P(MfError))
 mf_dynamic_set_input_arc = _fn("mf_dynamic_set_input_arc", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32,
                                P(MfError))
@@ -198,7 +211,7 @@ def seg_check(rc, err):
         raise FlowcutError(msg, rc)
 
 
-ENGINE_NAMES = {0: "auto", 1: "cpu", 2: "gpu"}
+ENGINE_NAMES = {MF_ENGINE_AUTO: "auto", MF_ENGINE_CPU: "cpu", MF_ENGINE_GPU: "gpu"}
 
 
 def cpu_algorithm_name(value):
@@ -228,7 +241,8 @@ def solve_options(engine, cpu_algorithm, device, threads=0):
 class GbParams(ctypes.Structure):
     _fields_ = [("lambda_", ctypes.c_double), ("connectivity", ctypes.c_int), ("model", ctypes.c_int),
                 ("gmm_components", ctypes.c_int), ("uniform_mix", ctypes.c_double), ("threads", ctypes.c_int),
-                ("geodesic", ctypes.c_double), ("border", ctypes.c_double), ("star", ctypes.c_int)]
+                ("geodesic", ctypes.c_double), ("border", ctypes.c_double), ("star", ctypes.c_int),
+                ("in_lists", ctypes.c_int)]
 
 
 class SessionOptions(ctypes.Structure):

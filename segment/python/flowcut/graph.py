@@ -431,16 +431,13 @@ class GraphFloat(Graph):
         return value
 
 
-# a launch takes graphs until they reach this many nodes together (as `flowcut batch`)
-_LAUNCH_NODES = 4 << 20
-
-
 def _launches(graphs):
     """Consecutive runs of graphs for one launch each: at most
-    GPU_MANY_MAX, _LAUNCH_NODES nodes together (one, however large, at least)."""
+    MF_GPU_MANY_MAX, MF_GPU_LAUNCH_VERTICES nodes together (one, however large, at
+    least), as `flowcut batch` groups them."""
     run, nodes = [], 0
     for g in graphs:
-        if run and (len(run) == _lib.GPU_MANY_MAX or nodes + g._n > _LAUNCH_NODES):
+        if run and (len(run) == _lib.MF_GPU_MANY_MAX or nodes + g._n > _lib.MF_GPU_LAUNCH_VERTICES):
             yield run
             run, nodes = [], 0
         run.append(g)

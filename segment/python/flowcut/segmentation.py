@@ -123,7 +123,7 @@ def _run(image, seeds, seeds_kind, return_info, options, clicks=None, box=None):
 
 def _info(info):
     return {"flow": info.flow, "foreground_pixels": info.foreground,
-            "engine": "gpu" if info.engine == 2 else "cpu", "device": info.device.decode(),
+            "engine": "gpu" if info.engine == _lib.MF_ENGINE_GPU else "cpu", "device": info.device.decode(),
             "iterations": info.iterations, "model_seconds": info.model_seconds,
             "build_seconds": info.build_seconds, "solve_seconds": info.solve_seconds}
 

@@ -13,7 +13,8 @@ from . import _lib
 from .problem import _Owned
 from .segmentation import _rgb
 
-_SAVE_KINDS = {"mask": 0, "overlay": 1, "cutout": 2, "seeds": 3}
+_SAVE_KINDS = {"mask": _lib.SEG_SAVE_MASK, "overlay": _lib.SEG_SAVE_OVERLAY, "cutout": _lib.SEG_SAVE_CUTOUT,
+               "seeds": _lib.SEG_SAVE_SEEDS}
 _LABELS = {"unmarked": 0, "erase": 0, "foreground": 1, "background": 2, 0: 0, 1: 1, 2: 2}
 
 
@@ -132,7 +133,7 @@ class Session(_Owned):
         return {"warm": bool(st.warm), "refitted": bool(st.refitted), "flow": st.flow,
                 "foreground_pixels": st.foreground, "changed_pixels": st.changed_pixels,
                 "seconds": st.total_seconds, "solve_seconds": st.solve_seconds,
-                "engine": "gpu" if st.engine == 2 else "cpu", "device": st.device.decode()}
+                "engine": "gpu" if st.engine == _lib.MF_ENGINE_GPU else "cpu", "device": st.device.decode()}
 
     @property
     def mask(self):
