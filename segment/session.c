@@ -12,15 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void seg_session_options_default(seg_session_options *o)
 {
@@ -564,7 +556,7 @@ static int cut_box_only(seg_session *s, seg_cut_stats *st, double t0, seg_error 
     st->solve_seconds = info.solve_seconds;
     st->changed_pixels = s->npx;
     snprintf(st->device, sizeof st->device, "%s", info.device);
-    st->total_seconds = now() - t0;
+    st->total_seconds = seg_now() - t0;
     return SEG_OK;
 }
 
@@ -574,7 +566,7 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
     if (!st)
         st = &local;
     memset(st, 0, sizeof *st);
-    double t0 = now();
+    double t0 = seg_now();
     int64_t nfg = s->count[GB_FOREGROUND], nbg = s->count[GB_BACKGROUND];
     if (!nfg && s->has_box && nbg)
         return cut_box_only(s, st, t0, err);
@@ -594,29 +586,29 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
             drop_network(s);
             return rc;
         }
-        st->update_seconds = now() - t0;
+        st->update_seconds = seg_now() - t0;
         st->changed_pixels = s->npx;
     } else {
         int all = 0;
         if (s->opt.refit && s->models_stale && (rc = refit(s, &all, err)))
             return rc;
-        double t1 = now();
+        double t1 = seg_now();
         st->model_seconds = t1 - t0;
         st->refitted = all;
         if (seed_terminals(s) && s->dirty[0] < s->dirty[2])
             all = 1; /* the prior moves with every edit */
         if ((rc = update_terminals(s, all, st, err)))
             return rc;
-        st->update_seconds = now() - t1;
+        st->update_seconds = seg_now() - t1;
     }
-    double t2 = now();
+    double t2 = seg_now();
     mf_result res;
     rc = mf_dynamic_solve(s->dyn, &res, &e);
     if (rc) {
         drop_network(s); /* the next cut starts afresh */
         return seg_fail(err, SEG_ERR_SOLVE, "solve: %s", e.message);
     }
-    st->solve_seconds = now() - t2;
+    st->solve_seconds = seg_now() - t2;
     if (s->dirty[0] < s->dirty[2]) /* the seeds the network now holds */
         for (int32_t y = s->dirty[1]; y < s->dirty[3]; y++)
             memcpy(s->cut_labels + (int64_t)y * s->width + s->dirty[0], s->labels + (int64_t)y * s->width + s->dirty[0],
@@ -637,7 +629,7 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         st->changed_arcs = res.stats.changed_arcs;
     snprintf(st->device, sizeof st->device, "%s", res.stats.device_name);
     mf_result_free(&res);
-    st->total_seconds = now() - t0;
+    st->total_seconds = seg_now() - t0;
     return SEG_OK;
 }
 
