@@ -560,6 +560,22 @@ static int cut_box_only(seg_session *s, seg_cut_stats *st, double t0, seg_error 
     return SEG_OK;
 }
 
+/* Whether the last box is still in the seeds (everything outside it
+ * background): an undo may have taken it back, and its route must not
+ * outlive it. */
+static int box_stands(seg_session *s)
+{
+    const int64_t bx1 = (int64_t)s->box[0] + s->box[2], by1 = (int64_t)s->box[1] + s->box[3];
+    for (int32_t y = 0; y < s->height; y++)
+        for (int32_t x = 0; x < s->width; x++)
+            if ((x < s->box[0] || x >= bx1 || y < s->box[1] || y >= by1) &&
+                s->labels[(int64_t)y * s->width + x] != GB_BACKGROUND) {
+                s->has_box = 0;
+                return 0;
+            }
+    return 1;
+}
+
 int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
 {
     seg_cut_stats local;
@@ -568,7 +584,7 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
     memset(st, 0, sizeof *st);
     double t0 = seg_now();
     int64_t nfg = s->count[GB_FOREGROUND], nbg = s->count[GB_BACKGROUND];
-    if (!nfg && s->has_box && nbg)
+    if (!nfg && s->has_box && nbg && box_stands(s))
         return cut_box_only(s, st, t0, err);
     if (!nfg || (!nbg && s->opt.graph.border < 0)) {
         memset(s->mask, 0, (size_t)s->npx);

@@ -302,6 +302,11 @@ static void test_session_equals_segment(void **state)
         assert_int_equal(seg_session_mask(s)[x], 0); /* the top row is outside */
     assert_int_equal(seg_session_click(s, 300, 150, GB_FOREGROUND), SEG_OK);
     expect_segment(s, NULL, "a box and a click");
+    /* the box and the click undone (one step), then a background stroke:
+     * no foreground seed, and the undone box's route must not come back */
+    assert_int_equal(seg_session_undo(s), 1);
+    assert_int_equal(seg_session_paint_line(s, GB_BACKGROUND, 5, 5, 50, 5, 2), SEG_OK);
+    assert_int_equal(seg_session_cut(s, NULL, &err), SEG_ERR_NEED_SEEDS);
     seg_session_close(s);
 
     /* foreground-only with the border off: refused, as segment refuses it */
