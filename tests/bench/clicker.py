@@ -159,11 +159,12 @@ class CliPrompts:
 
     box_alone = True
 
-    def __init__(self, flowcut):
+    def __init__(self, flowcut, extra=()):
         self.flowcut = flowcut
+        self.extra = list(extra)  # more `flowcut segment` options (--flowcut-args)
 
     def __call__(self, image, clicks, box, work, shape):
-        return _run(self.flowcut, [image] + cli_prompt_args(clicks, box), work + "-mask.png")
+        return _run(self.flowcut, [image] + cli_prompt_args(clicks, box) + self.extra, work + "-mask.png")
 
 
 def session(segment, image, label, box, work, max_clicks=20, stop_at=0.90, min_clicks=5):

@@ -37,11 +37,13 @@ usage: seg_eval.py FLOWCUT [--configs all|default] [--limit N] [--no-grabcut]
                            [--protocol dense|robot|both|clicks|box]
                            [--set seg-dev|weizmann|both] [--jobs N]
                            [--prompts seeds|cli] [--radius R] [--markdown]
-                           [--no-flowcut]
+                           [--no-flowcut] [--flowcut-args '--star on ...'] [--data DIR]
 --jobs runs N flowcut processes at once (the time column is then per
 process, with the cores shared); for clicks and box, N sessions at once.
 --markdown prints the interactive tables as Markdown; --no-flowcut leaves
-out flowcut's sessions (box: grabCut alone).
+out flowcut's sessions (box: grabCut alone). --flowcut-args adds options to
+every `flowcut segment` call of --prompts cli; --data DIR reads seg-dev/ and
+weizmann/ from DIR instead of beside the checkout.
 """
 import os, subprocess, sys, tempfile, time, zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -168,7 +170,7 @@ def interactive(flowcut, which, items, protocol, prompts, radius, jobs, grabcut,
     """The clicks or box protocol on one data set: one table row for flowcut
     (and for box, one for grabCut)."""
     import clicker
-    segment = clicker.SeedPrompts(flowcut, radius) if prompts == "seeds" else clicker.CliPrompts(flowcut)
+    segment = clicker.SeedPrompts(flowcut, radius) if prompts == "seeds" else clicker.CliPrompts(flowcut, EXTRA)
     labels = [read_label(lp, th) for _, _, lp, th in items]
     boxes = [clicker.grown_box(lab) if protocol == "box" else None for lab in labels]
 
@@ -190,7 +192,8 @@ def interactive(flowcut, which, items, protocol, prompts, radius, jobs, grabcut,
         times = np.concatenate([r["times"] for r in res] or [[]])
         cpus = np.concatenate([r["cpu"] for r in res] or [[]])
         row = {"set": which, "protocol": protocol, "method": "flowcut, prompts " + prompts +
-               (" r=%d" % radius if prompts == "seeds" else ""), "images": len(items),
+               (" r=%d" % radius if prompts == "seeds" else "") + (" " + " ".join(EXTRA) if EXTRA else ""),
+               "images": len(items),
                "NoC@85": np.mean([clicker.noc(i, 0.85) for i in ious]),
                "NoC@90": np.mean([clicker.noc(i, 0.90) for i in ious]),
                ">=20@90": sum(i[20] < 0.90 for i in ious),
@@ -233,10 +236,19 @@ def interactive(flowcut, which, items, protocol, prompts, radius, jobs, grabcut,
         for r in rows:
             print("  ".join(fmt(r.get(c)).rjust(w) for c, w in zip(cols, widths)), flush=True)
 
+EXTRA = []  # --flowcut-args: more `flowcut segment` options for the interactive protocols
+
+
 def main():
+    global DATA, WEIZMANN
     flowcut = sys.argv[1]
     args = sys.argv[2:]
     opt = lambda k, d: args[args.index(k) + 1] if k in args else d
+    import shlex
+    EXTRA[:] = shlex.split(opt("--flowcut-args", ""))
+    if "--data" in args:  # a folder holding seg-dev/ and weizmann/
+        DATA = os.path.join(opt("--data", ""), "seg-dev")
+        WEIZMANN = os.path.join(opt("--data", ""), "weizmann")
     limit = int(opt("--limit", "0")) or None
     if opt("--protocol", "both") in ("clicks", "box"):
         # clicker.py sits beside this script; no __pycache__ in the source tree
