@@ -28,6 +28,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "ui_server.h"
 
+#include "cli.h" /* cli_now, cli_json_escape: one clock and one JSON escape for the front ends */
+
 #include "flowcut/images.h"
 
 #include "ui_mhd.h"
@@ -130,27 +132,10 @@ void ui_reply_free(ui_reply *r)
     memset(r, 0, sizeof *r);
 }
 
-static void json_escape(char *dst, size_t size, const char *src)
-{
-    size_t k = 0;
-    for (; *src && k + 7 < size; src++) {
-        unsigned char ch = (unsigned char)*src;
-        if (ch == '"' || ch == '\\') {
-            dst[k++] = '\\';
-            dst[k++] = (char)ch;
-        } else if (ch < 0x20) {
-            k += (size_t)snprintf(dst + k, size - k, "\\u%04x", ch);
-        } else {
-            dst[k++] = (char)ch;
-        }
-    }
-    dst[k] = 0;
-}
-
 static void state_json(ui_app *s, ui_reply *r)
 {
     char msg[1100];
-    json_escape(msg, sizeof msg, s->message);
+    cli_json_escape(msg, sizeof msg, s->message);
     const seg_cut_stats *st = &s->last;
     /* the fixed part, then at most PROMPTS_SHOWN prompts of 4 numbers */
     size_t size = 2048 + (size_t)s->nprompts * 64, k;
@@ -411,7 +396,7 @@ static void save(ui_app *s, char *body, ui_reply *r)
         if (seg_session_save(s->cfg.session, kind, path, 1, &err))
             return text_copy(r, 500, err.message);
         char esc[2100];
-        json_escape(esc, sizeof esc, path);
+        cli_json_escape(esc, sizeof esc, path);
         k += (size_t)snprintf(out + k, sizeof out - k, "%s\"%s\"", count++ ? ", " : "", esc);
         if (k >= sizeof out - 8)
             break;
@@ -596,13 +581,6 @@ typedef struct request {
     double start;
 } request;
 
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static enum MHD_Result send_reply(struct MHD_Connection *c, ui_reply *rp)
 {
     struct MHD_Response *r =
@@ -646,7 +624,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         rq = calloc(1, sizeof *rq);
         if (!rq)
             return MHD_NO;
-        rq->start = mono_now();
+        rq->start = cli_now();
         *con_cls = rq;
         return MHD_YES;
     }
@@ -656,7 +634,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             text(&r, 413, "request body too large");
             return send_reply(c, &r);
         }
-        if (mono_now() - rq->start > BODY_DEADLINE) {
+        if (cli_now() - rq->start > BODY_DEADLINE) {
             *upload_size = 0;
             text(&r, 408, "request body too slow");
             return send_reply(c, &r);
