@@ -27,8 +27,8 @@ struct gb_models {
 
 /* Sets a flag that many threads may set at once, storing only where it is
  * still 0: stores from every thread to the few lines of common values kept
- * those lines moving between cores (the build's colour distances at 12 Mpx
- * on 16 threads: 0.24 s, then 0.03 s). */
+ * those lines moving between cores, which made the build's colour
+ * distances on many threads several times slower. */
 static inline void gb_mark(_Atomic unsigned char *flag)
 {
     if (!atomic_load_explicit(flag, memory_order_relaxed))
@@ -81,7 +81,8 @@ int gb_threads(const struct gb_params *p);
  * pixels, 0 .. GB_DIST2_MAX, filled on up to `threads` threads (release
  * with mf_free_big()); NULL when out of memory (similarity.c). The n-link
  * weights and the geodesic step costs both read it: a photo has far fewer distinct
- * differences than neighbour pairs, and exp was 6% of a segment run. */
+ * differences than neighbour pairs, and exp per pair is a visible part of
+ * a segment run. */
 #define GB_DIST2_MAX (3 * 255 * 255)
 double *gb_similarity_table(double beta, int threads);
 /* The same with only the distances marked in present computed (the

@@ -1,20 +1,20 @@
 /* Geodesic distances from the seeds over the photo, for the priors that
- * keep sparse strokes from shrinking or leaking (issue 15): the distance
+ * keep sparse strokes from shrinking or leaking: the distance
  * prior on the data terms and geodesic star convexity (Gulshan et al.,
  * CVPR 2010) on the n-links.
  *
  * A step from p to a neighbour q costs |pq| * (eps + 1 - exp(-beta ||I_p - I_q||^2)):
  * about the number of colour edges a path crosses, with the n-links' beta
  * so that the metric follows each photo's contrast, and a small spatial
- * term so that flat regions still have a distance (eps 0.001 measured
- * best of 0.1, 0.02, 0.005, 0.001 on the dev sets).
+ * term so that flat regions still have a distance (eps 0.001, the best
+ * of the values tried on the dev sets; docs/benchmarks.md).
  *
  * Distances come from raster scans, forward then backward, GEO_SCANS
  * pairs, each run as a wavefront over column blocks on threads: the same
  * distances for any number of threads. They are the lengths of real paths, so
  * they bound the exact distances from above; on textured photos the scans
  * converge slowly (millions of updates per pair at 3 Mpx), and more than
- * two pairs cost time without improving the masks (measured: 1, 2 and 6).
+ * two pairs cost time without improving the masks.
  * Every update is a strict decrease, so a parent always has a smaller
  * distance than its child and the parents form a forest rooted at seeds. */
 #include "flowcut/graphbuild.h"

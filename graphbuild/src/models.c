@@ -33,8 +33,9 @@ const char *gb_strerror(int code)
 void gb_params_default(gb_params *p)
 {
     memset(p, 0, sizeof *p);
-    /* measured on both seg_eval.py protocols and both dev sets (README):
-     * with the geodesic prior a lower lambda wins (150 was best without) */
+    /* chosen on both seg_eval.py protocols and both dev sets
+     * (docs/benchmarks.md, "Segmentation quality"): with the geodesic prior
+     * a lower lambda wins than without it */
     p->lambda = 70.0;
     p->connectivity = 8;
     p->model = GB_MODEL_GMM;
@@ -124,8 +125,8 @@ static void finish_component(gauss *g, double n, const double *sum, const double
  * on up to `threads` threads: each sample's result depends on that sample
  * alone, and the sums over samples stay on one thread in sample order, so
  * the models are the same bit for bit for any number of threads (a 12 Mpx
- * photo's strokes give 150,000-300,000 samples: the E-steps were most of
- * the 0.15-0.33 s model stage). */
+ * photo's strokes give hundreds of thousands of samples, and the E-steps
+ * are most of the model stage). */
 #define MIN_SAMPLES_PER_THREAD 20000
 
 typedef struct sample_pass {
@@ -193,7 +194,7 @@ static void run_sample_pass(sample_pass base, int32_t count, int threads)
 /* The samples' distinct colours, in order of first appearance: u (3
  * doubles each) and, per sample, the index of its colour. A pass of
  * k-means or an E-step gives every sample of one colour the same result,
- * so it runs once a colour (seg-dev strokes: 1.6 samples a colour), while
+ * so it runs once a colour (strokes on photos repeat many colours), while
  * the sums over samples still add every sample's term in sample order:
  * the models are those of a pass over every sample, bit for bit. */
 static int distinct_colours(const double *s, int32_t count, double **u_out, int32_t *nu_out, int32_t **of_out)

@@ -49,7 +49,7 @@ int img_write_png(FILE *f, const img_image *img, const char *name, img_error *er
     if (img->channels == 1) {
         /* a mask is runs of 0 and 255: unfiltered rows and zlib's run-length
          * strategy (Z_RLE) skip libpng's per-row filter trials and zlib's
-         * string search (a 12 Mpx mask: 0.067 -> 0.017 s, 81 -> 22 KB) */
+         * string search: faster, and smaller files than the defaults */
         png_set_filter(png, 0, PNG_FILTER_NONE);
         png_set_compression_strategy(png, Z_RLE);
     }

@@ -24,9 +24,9 @@
 
 /* The cache of released blocks. Why: a batch frees a photo's arrays and
  * allocates the next photo's moments later, but glibc hands out fresh
- * pages (its heap grew by 400 MB over 40 seg-dev photos: aligned blocks
- * of varying sizes fragment it), and the kernel zeroes every fresh page:
- * 15-20% of a CPU batch's time on the development VM. Blocks are kept in
+ * pages (aligned blocks of varying sizes fragment its heap, which keeps
+ * growing over a batch), and the kernel zeroes every fresh page: a
+ * sizeable part of a CPU batch's time. Blocks are kept in
  * release order and the oldest go first when the limit is reached. */
 #define CACHE_SLOTS 256
 typedef struct {

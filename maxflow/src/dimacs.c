@@ -456,7 +456,7 @@ static int parse_serial(const char *text, size_t length, const char *name, const
  * lines, "a U V CAP" with unsigned decimal fields in range); anything else
  * there, a count that differs from the problem line, or a missing
  * terminal sends the whole input to the serial parser, which reports it
- * exactly (file, line) as before. The list is the serial parser's. */
+ * exactly (file, line) as for a small input. The list is the serial parser's. */
 #define PARALLEL_PARSE_BYTES (16 << 20)
 #define CHUNKS_PER_THREAD 4
 
@@ -749,9 +749,9 @@ static int dimacs_lines(void *ctx, cursor *c)
     return parse_lines(c, &ds->st, ds->out, 0);
 }
 
-/* A regular file mapped read-only (no copy: reading 350 MB into a fresh
- * buffer took longer than parsing it, 1.1 s against 0.9 s on the 2-core
- * VM); NULL where it cannot be (standard input, pipes, empty files). */
+/* A regular file mapped read-only (no copy: reading a large file into a
+ * fresh buffer takes longer than parsing it); NULL where it cannot be
+ * (standard input, pipes, empty files). */
 static const char *map_file(const char *path, size_t *len)
 {
     if (strcmp(path, "-") == 0)

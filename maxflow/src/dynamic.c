@@ -183,10 +183,10 @@ static int64_t collect_batch(mf_dynamic *d, int *oom)
 }
 
 /* A batch that cuts off more than half of the flow undoes most of the
- * previous solve: repairing it costs more than solving afresh (measured on
- * the H100: genrmf-wide 2 M with 1% of the arcs decreased, half of them at
- * the source, took 16 s warm where a cold solve took 0.1 ms; a stroke edit
- * of a photo cuts off a few percent). */
+ * previous solve: repairing it costs more than solving afresh (on genrmf
+ * networks whose decreased arcs leave the source, the repair can take
+ * orders of magnitude longer than a cold solve; a stroke edit of a photo
+ * cuts off a few percent). */
 #define COLD_REMOVED_FRACTION 0.5
 
 static int too_much_removed(const mf_dynamic *d, int64_t removed)

@@ -365,7 +365,7 @@ int32_t mf_arc_tail(const mf_graph *g, int32_t a)
  * v->u. Pairs are formed in order among equal heads, so parallel arcs pair
  * 1:1. Only u's own arcs compete for an arc v->u (its head is u), so
  * ranges of tails run on threads without a race and pair as one pass in
- * order does (the binary searches were 40% of the build, 2-core VM). */
+ * order does (the binary searches are a large part of the build). */
 typedef struct pairing {
     const mf_arclist *list;
     const int32_t *by_tail, *tstart, *heads;
@@ -488,8 +488,8 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
         /* arc ids grouped by tail; to merge, also by head within a tail
          * (ties in id order) so that partners can be found by binary
          * search: two stable counting sorts, by head and then by tail
-         * (a heap sort per tail took 30 s on an R-MAT graph of 67 M arcs
-         * whose hubs have 10^5 arcs) */
+         * (a heap sort per tail is far slower on R-MAT graphs, whose hubs
+         * have about 10^5 arcs each) */
         int32_t *cursor = mf_alloc_big(sizeof(int32_t) * ((size_t)n + 1));
         int32_t *by_head = merge ? mf_alloc_big(mm * sizeof(int32_t)) : NULL;
         int32_t *tails = merge ? mf_alloc_big(mm * sizeof(int32_t)) : NULL;

@@ -79,9 +79,9 @@ static inline int is_terminal(const mf_graph *g, int32_t v)
 
 /* Out-degree above which a vertex's kept positions are tabulated once
  * instead of counted at each lookup: counting costs the arcs before the
- * one looked up, so a hub of degree D cost O(D^2) (R-MAT scale 17, 2
- * threads: set-up 0.21 s against 0.03 s on one thread, which builds the
- * lists in tail order without lookups). */
+ * one looked up, so a hub of degree D costs O(D^2) (on R-MAT networks
+ * that made the threaded set-up several times slower than one thread,
+ * which builds the lists in tail order without lookups). */
 #define COUNT_MAX_DEGREE 64
 
 typedef struct interior_pass {

@@ -1,6 +1,6 @@
 /* The engines' tuning parameters (tuning.h): the defaults, the values in
  * force, and the "key=value,..." parser the tests and benchmarks use.
- * tests/bench/RESULTS.md has the measurements behind each default. */
+ * docs/benchmarks.md has the measurements behind the defaults. */
 #include "tuning.h"
 
 #include <stdio.h>
@@ -13,16 +13,16 @@ static const mf_bk_tuning bk_defaults = {
      * few) holds the merge above it; 4 and 8 were faster on some
      * networks and slower on others */
     .blocks_per_thread = 2,
-    /* smaller blocks cost a thread more in merging than they save: at
-     * 40,000 a 0.17 Mpx photo on 16 cores left its one busy band to one
-     * thread (tests/bench/thread_floor.sh calibrates it) */
+    /* smaller blocks cost a thread more in merging than they save, and
+     * larger ones leave a small photo's one busy band to one thread on
+     * many cores (tests/bench/thread_floor.sh calibrates it) */
     .min_block = 30000,
     /* a graph whose arcs cross the blocks more often (not a grid in row
      * order: R-MAT, a DIMACS file in random order) merges for longer than
      * one thread searches it (photos and DIMACS families) */
     .max_crossing = 0.05,
-    /* spines pay where paths are long; photos' paths average 17-113
-     * vertices, on which their appends and cuts cost what they save */
+    /* spines pay where paths are long; photos' paths are shorter, and on
+     * them the spines' appends and cuts cost what they save */
     .spine_length = 96,
     /* the per-graph rule of bk_set_up_plan */
     .setup = MF_BK_SETUP_AUTO,
@@ -44,17 +44,17 @@ static const mf_gpu_tuning gpu_defaults = {
      * without a grid barrier each */
     .small_bfs = 4,
     /* the tail of a photo's solve is hundreds of rounds of a few hundred
-     * vertices that launched the whole grid (1.07x the batch with it) */
+     * vertices, each round otherwise a launch of the whole grid */
     .small_push = 4,
     /* a vertex whose scan would take its group more than 32 steps (R-MAT
      * degrees reach 10^5); grids have none */
     .hub_degree = -1,
-    /* 16 levels a grid barrier up to 8 M vertices (BFS 0.77-0.97x where
-     * frontiers are narrow); wider fronts beyond it were 1.02-1.04x
-     * slower, so level by level there */
+    /* 16 levels a grid barrier up to 8 M vertices, which shortens the BFS
+     * where frontiers are narrow; beyond it the wider fronts are slower
+     * that way, so level by level there */
     .bfs_hops = -1,
     /* atomicMin alone below 16,384 frontier vertices on graphs of group
-     * 8 or less without hubs: one round trip fewer a level (0.93-0.96x);
+     * 8 or less without hubs: one round trip fewer a level;
      * wide frontiers and dense graphs queue on the atomics instead */
     .bfs_direct = -1,
     /* one cooperative launch a BFS and a round instead of one a level */
@@ -63,8 +63,8 @@ static const mf_gpu_tuning gpu_defaults = {
      * not the batch */
     .coop_per_sm = 2,
     /* global relabel after n visits where most arcs carry capacity both
-     * ways (grids, photos), after 2n on one-way networks (n was 23-33%
-     * slower on Washington RLG) */
+     * ways (grids, photos), after 2n on one-way networks (n relabels too
+     * often on Washington RLG) */
     .work = 0,
     /* rounds between global relabels: n^2 / (1000 m), within [100, 10^6] */
     .interval = 0,

@@ -200,9 +200,9 @@ void mf_graph_free(mf_graph *g);
 /* Memory for a large array that is about to be written in full (the
  * graph's arrays, a builder's per-pixel arrays): from 64 KiB up it is
  * page-aligned and its pages are mapped in one call; from 2 MiB up it is
- * on transparent huge pages where the OS has them. Page faults one page at a
- * time were a quarter of a 0.2 Mpx segment run on a virtual machine
- * (4,300 faults; 800 after). NULL when out of memory; release with
+ * on transparent huge pages where the OS has them: page faults one page at a
+ * time are a large part of a small photo's segment run, above all on a
+ * virtual machine. NULL when out of memory; release with
  * mf_free_big() (free() is also safe, but bypasses the cache).
  * mf_calloc_big also zeroes it (NULL when count * size overflows). */
 void *mf_alloc_big(size_t bytes);
@@ -226,14 +226,14 @@ int32_t mf_arc_tail(const mf_graph *g, int32_t a);
 typedef enum { MF_ENGINE_AUTO = 0, MF_ENGINE_CPU, MF_ENGINE_GPU } mf_engine;
 
 /* The CPU engine's algorithm. Push-relabel has a polynomial bound on any
- * graph; Boykov-Kolmogorov has none but is up to 5x faster on the grid
+ * graph; Boykov-Kolmogorov has none but is several times faster on the grid
  * networks of photos; IBFS (incremental breadth-first search) has one and
  * suits networks whose vertices lie near the source. Auto picks BK where
  * at least every other vertex has a terminal arc (photos, grids, dense
  * DAGs) unless every capacity is 1 (matchings: IBFS), else IBFS when the
- * mean breadth-first distance from the source is at most 4 (R-MAT), else
- * push-relabel (genrmf, Washington RLG); crossovers measured
- * (cpu_solve.c). */
+ * mean breadth-first distance from the source is at most 4 (R-MAT) and
+ * neither terminal is a hub, else push-relabel (genrmf, Washington RLG,
+ * hub terminals); cpu_solve.c gives the reasons. */
 typedef enum { MF_CPU_PUSH_RELABEL = 0, MF_CPU_BK, MF_CPU_AUTO, MF_CPU_IBFS } mf_cpu_algorithm;
 
 typedef struct mf_options {
@@ -446,7 +446,8 @@ int mf_dynamic_arc_flow(const mf_dynamic *d, int32_t a, int32_t *flow);
 /* Solves: cold the first time, warm after. Heavy batches solve cold: more
  * than cold_fraction of the arcs changed (mf_dynamic_set_cold_fraction),
  * or the new bounds cut off more than half of the last flow (repairing
- * that undoes most of the previous solve; measured). stats.warm tells. */
+ * that undoes most of the previous solve and costs more than a cold
+ * one). stats.warm tells. */
 int mf_dynamic_solve(mf_dynamic *d, mf_result *res, mf_error *err);
 /* Fraction of the arcs above which a batch is solved cold (default 0.5;
  * 2 or more: never cold, whatever the batch; 0: always, and on the CPU

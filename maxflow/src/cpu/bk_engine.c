@@ -3,8 +3,10 @@
  * Minimization in Vision", PAMI 2004). A source tree and a sink tree grow
  * toward each other and are reused after each augmentation, which is why
  * it beats push-relabel on grids whose s-t paths are short. It has no
- * polynomial bound on general graphs, so push-relabel stays the default
- * for arbitrary DIMACS input.
+ * polynomial bound on general graphs, so the library's default
+ * (mf_options_default) stays push-relabel, and auto (cpu_solve.c, what
+ * `flowcut maxflow` and segment use) takes BK only for photo-like
+ * networks.
  *
  * On several threads the blocks merge bottom-up (bk_blocks.c); the search
  * of one block is bk_search.c. This file is the entry: the set-up (the

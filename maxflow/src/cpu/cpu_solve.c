@@ -1,4 +1,4 @@
-/* CPU engine dispatch. Both algorithms are exact and the canonical cut
+/* CPU engine dispatch. All three algorithms are exact and the canonical cut
  * does not depend on which maximum flow was found, so the choice changes
  * the time, never the answer. */
 #include "cpu_engines.h"

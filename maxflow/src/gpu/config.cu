@@ -44,7 +44,7 @@ void make_config(mf_gpu_solver *s, int32_t n, int32_t m, const graph_facts &f, e
     /* the BFS in super-levels of 16 levels (bfs_hops) up to 8 M vertices,
      * bfs_coop's level by level beyond (0). A level costs a chain of
      * dependent loads either way, so fewer grid barriers shorten the BFS
-     * only where frontiers are narrow; wide fronts were slower */
+     * only where frontiers are narrow; on wide fronts they cost more */
     cfg.hops = tune->bfs_hops >= 0 ? tune->bfs_hops : n <= (8 << 20) ? 16 : 0;
     /* bfs_hops labels by atomicMin alone (no load of the height first)
      * while a frontier has fewer than 16,384 vertices, on graphs of low

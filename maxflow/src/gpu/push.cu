@@ -7,8 +7,8 @@
 /* Discharges each active vertex of the worklist for up to `cycles` push or
  * relabel steps (one step when its degree exceeds 2G). Each lane caches the
  * residual capacity and height of up to two neighbours, so that pushes to
- * several neighbours in one visit cost no rescans: on grids one push per
- * round moved excess a single arc per ~1 ms round.
+ * several neighbours in one visit cost no rescans: with one push a visit,
+ * excess on a grid would move a single arc per round.
  * Why it stays a valid preflow under races: e and every cached residual are
  * lower bounds (only v lowers its excess or the residuals out of v), and
  * cached heights are lower bounds (heights only grow between BFSs).
