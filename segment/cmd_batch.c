@@ -122,7 +122,7 @@ typedef struct batch_run {
 
 /* How much released memory the batch keeps for the next photos
  * (mf_alloc_cache_limit) when --alloc-cache is not given: fresh pages are
- * zeroed by the kernel one by one, 15-20% of a CPU batch's time. A
+ * zeroed by the kernel one by one, a sizeable part of a CPU batch. A
  * typical photo's arrays come to about 60 MB, so 128 MB a worker, at most
  * a quarter of the memory. */
 static size_t alloc_cache_bytes(long jobs)
@@ -815,7 +815,7 @@ int cmd_batch(int argc, char **argv)
     if (!run.use_gpu) /* the workers solve: on the CPU, never a device that --gpus left out */
         o.solve.engine = MF_ENGINE_CPU;
     if (run.use_gpu || seg_cpu_skips_in_lists(&o))
-        o.graph.in_lists = 0; /* a union launch builds them on the device (15-20% of a build), and
+        o.graph.in_lists = 0; /* a union launch builds them on the device (a sizeable part of a build), and
                                * a worker's one-thread CPU solve reads none */
     run.gpu_threads_running = nsolvers;
     run.max_queued = 2 * (size_t)(nsolvers > 0 ? nsolvers : 1);

@@ -188,7 +188,7 @@ int cmd_maxflow(int argc, char **argv)
     mf_options_default(&opt);
     mf_dimacs_limits lim;
     mf_dimacs_limits_default(&lim);
-    /* the fastest of the three on each kind of graph measured (cpu_solve.c);
+    /* the fastest of the three for each kind of graph (cpu_solve.c);
      * the library's default stays push-relabel, the one with a bound */
     opt.cpu_algorithm = MF_CPU_AUTO;
     optind = 1;

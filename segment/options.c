@@ -21,7 +21,7 @@ void seg_options_default(seg_options *o)
     gb_params_default(&o->graph);
     o->iterations = 0;
     mf_options_default(&o->solve);
-    /* BK on large photos, push-relabel on small ones (measured) */
+    /* auto: BK for a photo's network at every size (cpu_solve.c) */
     o->solve.cpu_algorithm = MF_CPU_AUTO;
     o->solve.cut_only = 1; /* a mask needs the cut, not the flows */
     o->max_pixels = IMG_DEFAULT_MAX_PIXELS;

@@ -191,8 +191,8 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
     img_error ie = {0};
     *labels_out = NULL;
     /* with more than one thread the seeds decode while the photo does (a
-     * 12 Mpx seed PNG took 0.04-0.1 s of a 0.12-0.18 s decode stage); the
-     * photo's error, if any, is the one reported, as before */
+     * large seed PNG is a good part of the decode stage); the photo's
+     * error, if any, is the one reported, as when they decode in turn */
     seed_load sl = {.path = seed_path, .max_pixels = o->max_pixels};
     pthread_t tid;
     int apart = seed_path && o->graph.threads != 1 && pthread_create(&tid, NULL, seed_load_main, &sl) == 0;
@@ -552,7 +552,7 @@ static int job_finish(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
 
 #define SEG_AUTO_CPU_PIXELS 750000
 
-/* CUDA's start (driver, context, stream: about 0.3 s) on a thread of its
+/* CUDA's start (driver, context, stream: a good part of a second) on a thread of its
  * own while the photo decodes and the network is built. */
 typedef struct gpu_start {
     pthread_t thread;
@@ -584,11 +584,10 @@ static int job_run_files(seg_job *j, const char *image_path, const char *seed_pa
 {
     seg_options small;
     int32_t w, h;
-    /* --engine auto without a running GPU solver: starting CUDA (about
-     * 0.27 s on the H100 machine) costs more than a small photo's whole CPU
-     * run with the geodesic prior (0.24 Mpx: 0.15 s on the CPU against
-     * 0.34 s on the GPU, wall, tests/bench/latency.sh), so photos under
-     * SEG_AUTO_CPU_PIXELS stay on the CPU; the size comes from the header */
+    /* --engine auto without a running GPU solver: starting CUDA costs more
+     * than a small photo's whole CPU run with the geodesic prior (wall time,
+     * tests/bench/latency.sh), so photos under SEG_AUTO_CPU_PIXELS stay on
+     * the CPU; the size comes from the header */
     if (!solver && o->solve.engine == MF_ENGINE_AUTO && o->graph.geodesic > 0 &&
         img_probe_size(image_path, &w, &h) == IMG_OK && (int64_t)w * h < SEG_AUTO_CPU_PIXELS) {
         small = *o;
@@ -600,8 +599,8 @@ static int job_run_files(seg_job *j, const char *image_path, const char *seed_pa
     if (!solver && o->solve.engine != MF_ENGINE_CPU && mf_gpu_compiled())
         gs.started = pthread_create(&gs.thread, NULL, gpu_start_main, &gs) == 0;
     int rc = job_load(j, image_path, seed_path, o);
-    /* bound for the device, which builds the in-lists itself (15-20% of a
-     * build; two of an arc's five arrays not uploaded), unless CUDA has
+    /* bound for the device, which builds the in-lists itself (a sizeable
+     * part of a build; two of an arc's five arrays not uploaded), unless CUDA has
      * already found none while the photo decoded; a late failure leaves
      * them to the CPU solve (mf_graph_finish) */
     if ((o->solve.engine != MF_ENGINE_CPU && (solver || (gs.started && !(atomic_load(&gs.done) && !gs.solver)))) ||

@@ -77,7 +77,7 @@ int64_t seg_job_vertices(const seg_job *j);
 void seg_job_free(seg_job *j);
 
 /* Whether networks the CPU engine solves with o may be built without
- * in-lists (o->graph.in_lists 0; 15-20% of a build): cut only, one thread,
+ * in-lists (o->graph.in_lists 0; a sizeable part of a build): cut only, one thread,
  * where BK and IBFS set up by streaming the arcs by tail. seg_job_solve
  * completes a network whose solve would read them after all
  * (mf_cpu_reads_in_lists decides). */

@@ -42,7 +42,7 @@
     X(SO_ENGINE, "engine", required_argument, "  --engine auto|cpu|gpu solver engine (default auto)\n") \
     X(SO_CPUALG, "cpu-algorithm", required_argument,                                              \
       "  --cpu-algorithm A     CPU solver: auto (default: Boykov-Kolmogorov, the fastest on\n" \
-      "                        photos at every size measured), bk, ibfs or push-relabel\n")    \
+      "                        photos at every size), bk, ibfs or push-relabel\n")             \
     X(SO_THREADS, "threads", required_argument,                                                   \
       "  --threads N           CPU threads for the network and the solve (default 0: every\n" \
       "                        core); the mask does not depend on N\n")                      \

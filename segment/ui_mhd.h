@@ -1,6 +1,6 @@
 /* libmicrohttpd, loaded when `flowcut ui` starts rather than when any
  * flowcut command starts: linking it pulls in GnuTLS and eight more
- * libraries, 3.6 ms of every process start on the development VM, which
+ * libraries, milliseconds of every process start, which
  * `segment` and `batch` never use. The calls keep their names: the macros
  * below route them through the table the loader fills. */
 #ifndef FLOWCUT_UI_MHD_H

@@ -51,7 +51,7 @@ extern const size_t ui_page_html_size;
 #define STROKE_MAX_POINTS 4096
 #define STROKE_MAX_RADIUS 1000
 /* Painting costs about one span computation per (segment, row it crosses);
- * 2^24 of them take about 0.2 s on the development VM. Beyond that a
+ * 2^24 of them take a noticeable fraction of a second. Beyond that a
  * stroke is refused (413) before anything is painted: the page never sends
  * one (its brush is at most 80 pixels), and a client that does would hold
  * every other request up. */

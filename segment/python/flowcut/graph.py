@@ -451,8 +451,8 @@ def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=
     get_segment / get_grid_segments as after its own maxflow(). On a GPU
     (engine auto with one usable, or gpu) up to 64 graphs go to the device in
     one launch, solved as one network, their disjoint union: one BFS level or
-    push round then serves them all, about twice the throughput of one graph
-    at a time for graphs of 0.2 M nodes on an H100; the networks are built on
+    push round then serves them all, which raises the throughput on small
+    graphs well above that of one graph at a time; the networks are built on
     every core. Otherwise, or with engine cpu, the graphs are solved side by
     side, one thread each (threads=N: in turn, N threads each)."""
     graphs = list(graphs)
