@@ -1,4 +1,4 @@
-/* graphbuild's geodesic priors (issue 15): the distances against Dijkstra
+/* graphbuild's geodesic priors: the distances against Dijkstra
  * and the properties the builder relies on (a parent forest rooted at the
  * foreground seeds, never through background seeds), the distance prior
  * deciding what colour alone cannot, the border as a background stroke,

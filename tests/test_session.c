@@ -531,7 +531,7 @@ static void test_stroke_spans_match_pixel_rule(void **state)
 }
 
 /* One stroke of 4,096 points with radius 1,000 over the photo: each pixel is
- * painted once, not once a segment (it took 9 s segment by segment). */
+ * painted once, not once a segment (segment by segment it takes seconds). */
 static void test_huge_stroke_is_cheap(void **state)
 {
     (void)state;
@@ -549,7 +549,7 @@ static void test_huge_stroke_is_cheap(void **state)
     printf("4096-point stroke, radius 1000: %.3f s\n", sec);
     for (int64_t i = 0; i < (int64_t)photo.width * photo.height; i++)
         assert_int_equal(seg_session_labels(s)[i], GB_FOREGROUND);
-    assert_true(sec < 5.0); /* 0.2-0.3 s on the loaded development VM, 1.6 s under ASan */
+    assert_true(sec < 5.0); /* far above the usual time: room for ASan and a loaded machine */
     free(xy);
     seg_session_close(s);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Batch throughput: images/s of `flowcut batch` on ../shared/data/seg-dev
-# (102 photos, seeds synthesised from the ground truth as in seg_eval.py)
+# Batch throughput: images/s of `flowcut batch` on the seg-dev set (a folder
+# seg-dev/ found beside the checkout or through FLOWCUT_SEG_DEV; 102
+# photos, seeds synthesised from the ground truth as in seg_eval.py)
 # and on N of those photos upscaled to 12 Mpx (JPEG, as cameras write
 # them), with the CPU engine and, where a device exists, the GPU; the
 # per-stage totals show what limits throughput. Needs python3 with

@@ -36,7 +36,7 @@ static const instance gpu_suite[] = {
     {"grid 16 Mpx (4000x4000, 4-conn)", 'g', 4000, 4000},
 };
 
-/* 0.25 M to 2 M vertices, for the CPU table of tests/bench/RESULTS.md */
+/* 0.25 M to 2 M vertices, for the CPU tables of docs/benchmarks.md */
 static const instance cpu_suite[] = {
     {"genrmf-wide a64 b64", 'r', 64, 64},   {"genrmf-wide a96 b96", 'r', 96, 96},
     {"genrmf-wide a128 b128", 'r', 128, 128}, {"genrmf-long a32 b256", 'r', 32, 256},

@@ -1,4 +1,4 @@
-/* One solve on many threads against the same solve on one (issue 12: never
+/* One solve on many threads against the same solve on one (the goal: never
  * slower than the serial engine). Each network is read once; the CPU
  * engine's BK then solves it (cut only, as segment asks) on 1 thread and on
  * N, alternating, R times each in the same process (warm: the allocation

@@ -101,11 +101,11 @@ def _run(flowcut, argv, out):
 
 
 class SeedPrompts:
-    """Today's CLI has no click option: each click becomes a disk of radius
+    """Clicks as seeds (--prompts seeds): each click becomes a disk of radius
     r in a grey seed image (1 foreground, 2 background), run with the
     default options of `flowcut segment`."""
 
-    # a box without a foreground seed is refused by today's CLI
+    # a box without a foreground seed is refused by the CLI
     box_alone = False
 
     def __init__(self, flowcut, radius=5):
@@ -144,7 +144,7 @@ def cli_prompt_args(clicks, box):
     """The CLI's click and box syntax, in this one place: all clicks in one
     --clicks argument, pairs X,Y separated by spaces, a leading '-' for a
     negative (background) click ('300,150 -290,140'), and --box X,Y,W,H
-    (flowcut segment --clicks/--box as committed in c2aa2b1)."""
+    (flowcut segment --clicks/--box)."""
     argv = []
     if clicks:
         argv += ["--clicks", " ".join(("%d,%d" if p else "-%d,%d") % (x, y) for x, y, p in clicks)]

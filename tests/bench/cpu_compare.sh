@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# flowcut's CPU algorithms against EIBFS and BK of ../shared/peers on
+# flowcut's CPU algorithms against EIBFS and BK of the reference solvers on
 # flowcut's own networks of the seg-dev photos (seeds: seg_eval.py's
 # synthetic strokes), solve times alone; prints one row per photo and the
 # geometric means. Flow values must agree. flowcut's engine time includes
@@ -22,8 +22,9 @@
 # + solve times. BENCH_THREADS names bench_threads (default: beside FLOWCUT
 # in its build tree).
 #   tests/bench/cpu_compare.sh FLOWCUT PEERS_BUILD_DIR [LIMIT]
-# Needs ../shared/data/seg-dev, python3 with OpenCV (PYTHON), the peers
-# built by ../shared/peers/build.sh. FLOWCUT_SEG_DEV names another copy of seg-dev.
+# Needs the seg-dev set (a folder seg-dev/ found beside the checkout or
+# through FLOWCUT_SEG_DEV), python3 with OpenCV (PYTHON), and a build of
+# the reference solvers (PEERS_BUILD_DIR; docs/benchmarks.md).
 set -uo pipefail
 F=${1:?usage: cpu_compare.sh FLOWCUT PEERS_DIR [LIMIT]}
 P=${2:?peers build dir}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# flowcut's CPU engine against the reference solvers of ../shared/peers on
+# flowcut's CPU engine against the reference solvers (docs/benchmarks.md) on
 # the DIMACS families and the other graphs `flowcut generate` makes (genrmf,
 # Washington RLG, acyclic-dense, grids, R-MAT, bipartite matching): engine
 # seconds of one fresh `flowcut maxflow` for push-relabel, auto, BK and IBFS
@@ -10,7 +10,7 @@
 # from source to sink), "—" a run over the time limit (TIMEOUT, 120 s).
 #   tests/bench/cpu_families.sh FLOWCUT PEERS_BUILD_DIR|- [SCALE]
 # SCALE=small (default; a few seconds each on 2 cores) or large (the GPU
-# table's sizes). PEERS_BUILD_DIR from ../shared/peers/build.sh, or - for
+# table's sizes). PEERS_BUILD_DIR: a build of the reference solvers, or - for
 # flowcut alone.
 set -uo pipefail
 F=${1:?usage: cpu_families.sh FLOWCUT PEERS_DIR|- [small|large]}

@@ -2,14 +2,14 @@
 # flowcut's CPU engine against the reference solvers on the network of the
 # bundled photo upscaled to 1, 3 and 12 Mpx: `flowcut segment` (solve
 # stage) with BK on 1, 2, 4, 8, 16 threads and IBFS, then BK, MBK, EIBFS,
-# EIBFS-i and HPF of ../shared/peers on the same network (`flowcut graph`,
+# EIBFS-i and HPF of the reference solvers on the same network (`flowcut graph`,
 # solve time alone). Masks of every thread count must be identical.
 #   tests/bench/cpu_scaling.sh FLOWCUT PEERS_BUILD_DIR|- [SIZES] [THREADS]
-# THREADS12 overrides THREADS at 12 Mpx. Needs python3 with OpenCV (PYTHON); PEERS_BUILD_DIR from
-# ../shared/peers/build.sh, or - to time flowcut alone. With the peers, `flowcut maxflow` of the
+# THREADS12 overrides THREADS at 12 Mpx. Needs python3 with OpenCV (PYTHON); PEERS_BUILD_DIR: a
+# build of the reference solvers (docs/benchmarks.md), or - to time flowcut alone. With the peers, `flowcut maxflow` of the
 # same network on 1 thread also prints its set-up and search apart, beside EIBFS's init and
 # solve, and on the most threads its merge tree's work and critical chain (`--json`).
-# NOPRIOR=1: the networks without the geodesic prior (λ 150, as before issue 15).
+# NOPRIOR=1: the networks without the geodesic prior (λ 150, the best without it).
 # PEERS / PEERS12 pick the peers; `liusun` is the review's parallel BK (Liu & Sun's bottom-up
 # merging), on LIUSUN_BLOCKS row bands (default 16) and the 8 threads its demo fixes.
 set -uo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call: build with CUDA, run every test (GPU ones included),
+# One run on a GPU machine: build with CUDA, run every test (GPU ones included),
 # compute-sanitizer memcheck and racecheck on small instances, then the
 # benchmarks; a short table is printed last. Logs go to $OUT when set.
 #   tests/bench/gpu_check.sh [STEP...]   steps: build test sanitize bench sweep segbench batchbench
@@ -10,11 +10,11 @@
 #                                        ecl (ECL-MaxFlow's undirected protocol: ecl_pairs.sh)
 #                                        many (small photos, many to a launch: bench_many)
 #                                        floor (one solve on all cores against one: bench_threads)
-#                                        round2 (issue 14's benchmark in one call: latency, batchbench,
+#                                        round2 (the GPU goals' benchmarks in one run: latency, batchbench,
 #                                        skewed and ecl, shortened: GPU beside the CPU engine's auto)
 #                                        (default: build test sanitize bench)
-# Needs cmocka where the machine has none: unpack Debian's libcmocka .debs
-# into .deps/root (see README, "GPU checks") and carry .deps.
+# Needs cmocka: where the machine has none, unpack Debian's libcmocka .debs
+# into .deps/root in the checkout, where this script looks for libraries.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -33,7 +33,7 @@ note() { echo "$*" | tee -a "$SUMMARY"; }
 
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 
-if has round2; then # fits one device call (10 minutes) with the build
+if has round2; then # fits ten minutes with the build
     STEPS="$STEPS latency batchbench skewed ecl"
     : "${LAT_REPEATS:=5}" "${BATCH_N12:=16}" "${BATCH_ENGINES:=gpu}" "${ECL_GRAPHS:=rmat22}"
     : "${SKEW_ENGINES:=gpu|cpu --cpu-algorithm auto}"

@@ -32,7 +32,7 @@ done
 med "flowcut --version" "$F" --version
 for t in 1 2 4 8; do med "segment --engine cpu --threads $t" "$F" "${SEG[@]}" --engine cpu --threads "$t"; done
 GLIBC_TUNABLES=glibc.malloc.hugetlb=1 med "segment --engine cpu, malloc hugetlb=1" "$F" "${SEG[@]}" --engine cpu
-# 12 Mpx end to end (issue 14: at most 1.5 s with a GPU); the first calls on a
+# 12 Mpx end to end (the goal: at most 1.5 s with a GPU); the first calls on a
 # freshly started virtual machine are slower while its host backs the memory
 PY=
 for p in python3 /usr/bin/python3; do "$p" -c "import cv2" 2>/dev/null && { PY=$p; break; }; done

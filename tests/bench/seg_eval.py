@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""Segmentation quality on ../shared/data/seg-dev and the Weizmann horses:
+"""Segmentation quality on the seg-dev set and the Weizmann horses (folders
+seg-dev/ and weizmann/ found beside the checkout or through --data):
 flowcut against OpenCV's cv2.grabCut (mask initialisation, 5 iterations) on
 the same synthetic seeds, under two protocols:
   dense: 3 strokes of 3 random segments inside each region, eroded away
          from the boundary (the 128 void band is never seeded or scored);
-  robot: sparse strokes (issue 15): one short straight foreground stroke
+  robot: sparse strokes: one short straight foreground stroke
          through the object's deepest interior point, a fifth of the
          object's size long, and two or three short background strokes.
 Both deterministic from the image name. Reports mean IoU of the
@@ -24,10 +25,10 @@ Interactive protocols (clicker.py, needs python3-scipy besides):
   box:    the ground truth's bounding box grown by 5% of its size on each
           side, then the same robot from the box's mask; and cv2.grabCut
           initialised with the same rectangle (5 iterations).
---prompts chooses how clicks reach flowcut: seeds (default; today's CLI:
+--prompts chooses how clicks reach flowcut: seeds (default; the CLI:
 each click a disk of --radius px, default 5, in a seed image, the photo's
 frame as background until the first negative click; for a box, all of the
-outside as background, and since today's CLI refuses a box without a
+outside as background, and since the CLI refuses a box without a
 foreground seed the box protocol's baseline is box + robot clicks, with no
 box-only mask) or cli (`flowcut segment IMAGE --clicks 'X,Y -X,Y ...'
 --box X,Y,W,H`, a minus for a background click; the syntax is in one
@@ -270,7 +271,7 @@ def main():
     configs = [("default", [])]
     if sweep:
         # each row changes one option of the defaults; the first is the
-        # pipeline before issue 15 (no geodesic prior, lambda 150)
+        # pipeline without the geodesic priors (no geodesic prior, lambda 150)
         configs = [("default", []),
                    ("before: geodesic 0, lambda 150", ["--geodesic", "0", "--lambda", "150"]),
                    ("geodesic 0", ["--geodesic", "0"]), ("geodesic 8", ["--geodesic", "8"]),
@@ -293,8 +294,8 @@ def main():
             rows = {c[0]: [] for c in configs}
             gc_rows = []
             # flowcut first, grabCut after: OpenCV's worker threads keep spinning for
-            # a while after each grabCut call and slowed a flowcut run that followed
-            # it by about 15% on a 2-core machine
+            # a while after each grabCut call and slow a flowcut run that follows
+            # it on a machine of few cores
             labels, seed_paths = [], []
             for name, image, label_path, threshold in items:
                 labels.append(read_label(label_path, threshold))

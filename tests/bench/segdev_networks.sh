@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # flowcut's networks (`flowcut graph`, default options) of every STEP-th
-# seg-dev photo, seeds synthesised as in seg_eval.py, written to OUT_DIR as
-# NAME.max. Exit 3 (and a line saying why) when seg-dev or OpenCV is missing.
+# photo of the seg-dev set (a folder seg-dev/ found beside the checkout or
+# through FLOWCUT_SEG_DEV), seeds synthesised as in seg_eval.py, written
+# to OUT_DIR as NAME.max. Exit 3 (and a line saying why) when seg-dev or OpenCV is missing.
 #   tests/bench/segdev_networks.sh FLOWCUT OUT_DIR [STEP (default 3)]
 set -uo pipefail
 F=$(realpath "${1:?usage: segdev_networks.sh FLOWCUT OUT_DIR [STEP]}")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Skewed-degree graphs (issue 14): R-MAT networks and bipartite matching,
+# Skewed-degree graphs: R-MAT networks and bipartite matching,
 # each solved by the GPU engine (where there is one) and the CPU engine's
 # algorithms (SKEW_ENGINES: the engine arguments, '|' between them); values
 # must agree and every GPU result passes --verify.

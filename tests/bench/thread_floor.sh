@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12's floor: one solve on every core never slower than on one.
+# The thread floor: one solve on every core never slower than on one.
 # flowcut's networks of every third seg-dev photo and of the bundled
 # sample, and graphs unlike photos (`flowcut generate`: grids, R-MAT with
 # its hubs, a matching, genrmf, a Washington RLG; sizes that BK solves in

@@ -2,8 +2,7 @@
 """The bundled sample (examples/coffee.png and its seeds) resized to labelled
 sizes in megapixels: OUT/img{SIZE}.png (or .jpg, quality 92, with --jpeg) and
 OUT/seeds{SIZE}.png. The scale comes from the photo's own size, so that a
-"12" is 12 Mpx (until session 15 each script carried a constant meant for a
-0.375 Mpx photo, and its "12" was 7.69 Mpx). Needs OpenCV.
+"12" is 12 Mpx whatever the sample's size. Needs OpenCV.
 
     upscale_sample.py [--jpeg] OUT SIZE...
 """

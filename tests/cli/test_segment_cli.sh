@@ -63,7 +63,7 @@ expect_stderr "cpu-algorithm must be" "bad cpu algorithm message"
 expect_exit 0 "uniform-mix 0" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/mix0.png" --uniform-mix 0
 [ "$($PNG digest "$TMPD/mix0.png")" != "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "--uniform-mix 0 changed nothing"
 expect_exit 2 "bad uniform-mix" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/x.png" --uniform-mix 0.9
-# the geodesic priors (issue 15): each option changes the mask, bad values are refused
+# the geodesic priors: each option changes the mask, bad values are refused
 expect_exit 0 "geodesic 0" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/geo0.png" --geodesic 0
 [ "$($PNG digest "$TMPD/geo0.png")" != "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "--geodesic 0 changed nothing"
 expect_exit 0 "border off" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/border-off.png" --border off
