@@ -1,4 +1,4 @@
-/* The batch's jobs (segment/pipeline.h) with networks in grid form
+/* The batch's jobs (segment/lib/pipeline.h) with networks in grid form
  * (seg_job_start_grid) against the usual CSR networks: the same flow and
  * mask, solved on the CPU (the grid expanded on the host), iterations
  * included, and with a CUDA device in unions (seg_jobs_solve_gpu, the grid

@@ -9,7 +9,6 @@
  * Binary data (a NUL byte anywhere, a first line that is no line of the
  * format) is refused where it is met, not read on. */
 #define _GNU_SOURCE /* MAP_POPULATE, memrchr */
-#include "cpu_engines.h"
 #include "internal.h"
 
 #include <errno.h>

@@ -207,12 +207,16 @@ int seg_prompts_read_file(seg_prompts *p, const char *path, seg_error *err)
     return rc;
 }
 
+#ifndef SEG_CLICK_RADIUS_DIVISOR
+#define SEG_CLICK_RADIUS_DIVISOR 100
+#endif
+
 int seg_prompts_radius(int32_t width, int32_t height)
 {
     /* small enough to stay inside thin parts, large enough that the colour
      * model sees a sample of the clicked surface */
     int32_t side = width < height ? width : height;
-    int32_t r = side / 100;
+    int32_t r = side / SEG_CLICK_RADIUS_DIVISOR;
     return r < SEG_CLICK_MIN_RADIUS ? SEG_CLICK_MIN_RADIUS : r;
 }
 
