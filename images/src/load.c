@@ -5,12 +5,14 @@
 
 #include <errno.h>
 #include <jpeglib.h>
+#include <jerror.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stb/stb_image.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 const char *img_strerror(int code)
@@ -166,6 +168,16 @@ typedef struct png_err_ctx {
     char message[200];
 } png_err_ctx;
 
+/* Whether a decoder's message reports a failed allocation ("Insufficient
+ * memory", "out of memory"). */
+static int strcasestr_memory(const char *msg)
+{
+    for (const char *p = msg; *p; p++)
+        if (!strncasecmp(p, "memory", 6))
+            return 1;
+    return 0;
+}
+
 static void png_on_error(png_structp png, png_const_charp msg)
 {
     png_err_ctx *c = png_get_error_ptr(png);
@@ -197,7 +209,12 @@ static int load_png(const char *path, const uint8_t *buf, size_t len, int labels
         return fail(err, IMG_ERR_NOMEM, path, "out of memory");
     }
     if (setjmp(png_jmpbuf(png))) {
-        rc = fail(err, IMG_ERR_CORRUPT, path, "corrupt PNG: %s", ctx.message);
+        /* libpng and zlib say "insufficient memory" / "out of memory" when an
+         * allocation failed: that is not a corrupt file */
+        if (strcasestr_memory(ctx.message))
+            rc = fail(err, IMG_ERR_NOMEM, path, "out of memory");
+        else
+            rc = fail(err, IMG_ERR_CORRUPT, path, "corrupt PNG: %s", ctx.message);
         goto done;
     }
     /* the size from IHDR before libpng reads further: a bare oversized header
@@ -391,7 +408,10 @@ static int load_jpeg(const char *path, const uint8_t *buf, size_t len, int64_t m
     jerr.mgr.error_exit = jpeg_on_error;
     jerr.mgr.emit_message = jpeg_on_message;
     if (setjmp(jerr.jump)) {
-        rc = fail(err, IMG_ERR_CORRUPT, path, "corrupt JPEG: %s", jerr.message);
+        if (jerr.mgr.msg_code == JERR_OUT_OF_MEMORY) /* a failed allocation, not a corrupt file */
+            rc = fail(err, IMG_ERR_NOMEM, path, "out of memory");
+        else
+            rc = fail(err, IMG_ERR_CORRUPT, path, "corrupt JPEG: %s", jerr.message);
         goto done;
     }
     jpeg_create_decompress(&cinfo);
