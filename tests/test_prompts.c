@@ -144,6 +144,26 @@ static void test_segment_from_prompts(void **state)
     assert_int_equal(mask[34 * W + 40], 0);
     assert_int_equal(mask[30 * W + 60], 255);
 
+    /* foreground seeds over the whole border band: nothing stands in for the
+     * background, and the refusal says so (not a model failure) */
+    {
+        uint8_t labels[W * H];
+        for (int i = 0; i < W * H; i++)
+            labels[i] = GB_FOREGROUND;
+        seg_options plain;
+        seg_options_default(&plain);
+        assert_int_equal(seg_segment(rgb, W, H, labels, 1, &plain, mask, NULL, &err), SEG_ERR_NEED_SEEDS);
+        assert_non_null(strstr(err.message, "border is all foreground"));
+        seg_session *ss = NULL;
+        seg_session_options so;
+        seg_session_options_default(&so);
+        so.solve.engine = MF_ENGINE_CPU;
+        assert_int_equal(seg_session_open(rgb, W, H, labels, &so, &ss, &err), SEG_OK);
+        assert_int_equal(seg_session_cut(ss, NULL, &err), SEG_ERR_NEED_SEEDS);
+        assert_non_null(strstr(err.message, "border is all foreground"));
+        seg_session_close(ss);
+    }
+
     /* without the border as background, foreground clicks alone are refused */
     seg_prompts_clear(p);
     assert_int_equal(seg_prompts_parse(p, "60,30", NULL, &err), SEG_OK);

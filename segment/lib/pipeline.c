@@ -318,11 +318,10 @@ static int prompt_model_labels(seg_job *j, const seg_options *o)
     int32_t box[4];
     int has_box = o->prompts && seg_prompts_get_box(o->prompts, box);
     uint8_t *m = NULL;
-    if (seg_model_labels(j->labels, j->r.photo.width, j->r.photo.height, has_box, &m, &j->box_only))
-        return -1;
+    int rc = seg_model_labels(j->labels, j->r.photo.width, j->r.photo.height, has_box, &m, &j->box_only);
     if (m)
         j->model_labels = m;
-    return 0;
+    return rc;
 }
 
 /* Fits the models on the current model labels and builds the network. */
@@ -388,9 +387,13 @@ int seg_job_begin(seg_job *j, const char *name, img_image *photo, uint8_t *label
         return -1;
     }
     j->model_labels = j->labels;
-    if (prompt_model_labels(j, o)) {
-        snprintf(j->r.error, sizeof j->r.error, "%s: out of memory", name);
-        j->r.code = SEG_ERR_NOMEM;
+    int rc = prompt_model_labels(j, o);
+    if (rc) {
+        if (rc > 0)
+            snprintf(j->r.error, sizeof j->r.error, "%s: %s", name, SEG_NO_BACKGROUND_SAMPLE);
+        else
+            snprintf(j->r.error, sizeof j->r.error, "%s: out of memory", name);
+        j->r.code = rc > 0 ? SEG_ERR_NEED_SEEDS : SEG_ERR_NOMEM;
         return -1;
     }
     return fit_and_build(j, o);

@@ -294,6 +294,10 @@ int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, int h
                 m[i] = GB_FOREGROUND;
         *box_only = 1;
     }
+    if (!nbg && !memchr(m, GB_BACKGROUND, (size_t)npx)) {
+        free(m); /* the whole band is foreground seeds: nothing stands in */
+        return 1;
+    }
     *out = m;
     return 0;
 }

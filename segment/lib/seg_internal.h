@@ -26,9 +26,12 @@ const char *seg_colour_name(const uint8_t rgb[3]);
  * samples (the box's outside is background already) and *box_only is set.
  * *out is NULL when the seeds have both regions (fit on the labels
  * themselves), else malloc'ed (the caller frees it). -1 when out of
- * memory. */
+ * memory, 1 when there is no background seed and the border band is all
+ * foreground seeds (nothing can stand in). */
 int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, int has_box, uint8_t **out,
                      int *box_only);
 int32_t seg_border_band(int32_t width, int32_t height);
+#define SEG_NO_BACKGROUND_SAMPLE \
+    "no background seed, and the photo's border is all foreground seeds: mark some background"
 
 #endif

@@ -407,25 +407,18 @@ static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, in
     return rc;
 }
 
-/* The labels the models are fitted on (seg_model_labels: the border band
- * stands in for missing background seeds); *owned set when they are a
- * copy to free. NULL when out of memory. */
-static const uint8_t *model_labels(const seg_session *s, uint8_t **owned)
-{
-    int box_only;
-    *owned = NULL;
-    if (seg_model_labels(s->labels, s->width, s->height, 0, owned, &box_only))
-        return NULL;
-    return *owned ? *owned : s->labels;
-}
-
+/* Fits the models on the seeds, or where a region has none on what
+ * stands in for it (seg_model_labels). */
 static int fit_models(const seg_session *s, gb_models **m, seg_error *err)
 {
-    uint8_t *owned;
-    const uint8_t *ml = model_labels(s, &owned);
-    if (!ml)
-        return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
-    int rc = gb_models_fit(s->rgb, s->width, s->height, ml, &s->opt.graph, m);
+    uint8_t *owned = NULL;
+    int box_only;
+    int rc = seg_model_labels(s->labels, s->width, s->height, 0, &owned, &box_only);
+    if (rc)
+        return rc > 0 ? seg_fail(err, SEG_ERR_NEED_SEEDS, "%s", SEG_NO_BACKGROUND_SAMPLE)
+                      : seg_fail(err, SEG_ERR_NOMEM, "out of memory");
+    const uint8_t *ml = owned ? owned : s->labels;
+    rc = gb_models_fit(s->rgb, s->width, s->height, ml, &s->opt.graph, m);
     free(owned);
     return rc ? seg_fail(err, SEG_ERR_MODEL, "colour models: %s", gb_strerror(rc)) : SEG_OK;
 }
