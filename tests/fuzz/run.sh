@@ -22,7 +22,7 @@ if [ -z "$CLANG" ] || ! echo 'int LLVMFuzzerTestOneInput(const char*d,long n){re
 fi
 
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_C_COMPILER="$CLANG" -DFLOWCUT_FUZZ=ON \
-    -DCMAKE_BUILD_TYPE=Debug >"$BUILD.configure.log" 2>&1 || { cat "$BUILD.configure.log"; exit 1; }
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$BUILD.configure.log" 2>&1 || { cat "$BUILD.configure.log"; exit 1; }
 cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 2)" >"$BUILD.build.log" 2>&1 ||
     { tail -50 "$BUILD.build.log"; exit 1; }
 
