@@ -56,7 +56,7 @@ if [ "$FUZZ_SECONDS" != 0 ] && [ $status -eq 0 ]; then
     echo "tests/run.sh: fuzz smoke run, ${FUZZ_SECONDS}s a harness"
     frc=0
     case $BUILD in /*) fuzz_dir=$BUILD-fuzz ;; *) fuzz_dir=$ROOT/$BUILD-fuzz ;; esac
-    FLOWCUT_FUZZ_BUILD="$fuzz_dir" bash tests/fuzz/run.sh "$FUZZ_SECONDS" || frc=$?
+    FUZZ_SEED=${FUZZ_SEED:-1} FLOWCUT_FUZZ_BUILD="$fuzz_dir" bash tests/fuzz/run.sh "$FUZZ_SECONDS" || frc=$?
     [ $frc -eq 77 ] || [ $frc -eq 0 ] || status=$frc
 fi
 exit $status

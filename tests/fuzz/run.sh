@@ -7,6 +7,9 @@
 # New inputs go to build-fuzz/corpus/NAME (the seeds in tests/fuzz/corpus/NAME
 # are read, never written); a crash leaves build-fuzz/crash-NAME-* and makes
 # the exit status 1. Exit 77 when clang's libFuzzer is not installed.
+# FUZZ_SEED=N fixes libFuzzer's random seed (tests/run.sh's smoke run: the
+# same mutations on every machine, so that it checks the corpus and the
+# build rather than the luck of the draw).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SECONDS_EACH=${1:-10}
@@ -46,7 +49,7 @@ for name in "$@"; do
     (cd "$BUILD" && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
         UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
         "$bin" -max_total_time="$SECONDS_EACH" -timeout=20 -rss_limit_mb=2048 \
-        -artifact_prefix="$BUILD/crash-$name-" -print_final_stats=1 $dict \
+        -artifact_prefix="$BUILD/crash-$name-" -print_final_stats=1 $dict ${FUZZ_SEED:+-seed=$FUZZ_SEED} \
         $fork "$work" $seeds) >"$log" 2>&1 || rc=$?
     # the plain run's final stats, or fork mode's last status line
     runs=$(grep -h 'stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
