@@ -294,6 +294,35 @@ static void test_border_is_a_background_stroke(void **state)
     assert_int_equal(fg[0], 0);
 }
 
+/* The border stands in for the background only where the foreground seeds
+ * are more than half an edge away: a frame the marked object runs into
+ * without an edge starts no background distance; a frame beyond a strong
+ * edge does (at the border distance). */
+static void test_border_yields_to_a_touching_object(void **state)
+{
+    (void)state;
+    enum { W = 40, H = 20 };
+    uint8_t rgb[W * H * 3], seeds[W * H] = {0};
+    float df[W * H], db[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) /* one colour, a weak stripe at x 10-11 */
+            memset(rgb + 3 * (y * W + x), x == 10 || x == 11 ? 110 : 100, 3);
+    seeds[10 * W + 30] = GB_FOREGROUND;
+    assert_int_equal(gb_geodesic(rgb, W, H, seeds, 8, 1.0 / 3000, 0.2, 1, df, db, NULL), GB_OK);
+    assert_true(df[10 * W] < 0.5f);  /* the frame is reached across the weak stripe */
+    assert_false(isfinite(db[10 * W])); /* so it starts no background */
+    assert_false(isfinite(db[0]));
+    /* a strong ring at the frame: the object ends before it */
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            if (x == 0 || y == 0 || x == W - 1 || y == H - 1)
+                memset(rgb + 3 * (y * W + x), 250, 3);
+    assert_int_equal(gb_geodesic(rgb, W, H, seeds, 8, 1.0 / 3000, 0.2, 1, df, db, NULL), GB_OK);
+    assert_true(df[10 * W] > 0.5f);
+    assert_true(fabsf(db[10 * W] - 0.2f) < 1e-6f);
+    assert_true(fabsf(db[0] - 0.2f) < 1e-6f);
+}
+
 /* Flood fill of the mask from the foreground seeds (conn-connected). */
 static int32_t reachable(const uint8_t *fg, const uint8_t *seeds, int32_t w, int32_t h, int conn)
 {
@@ -369,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_threads_give_identical_distances),
         cmocka_unit_test(test_prior_decides_unseen_colours),
         cmocka_unit_test(test_border_is_a_background_stroke),
+        cmocka_unit_test(test_border_yields_to_a_touching_object),
         cmocka_unit_test(test_star_keeps_foreground_connected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

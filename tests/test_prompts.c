@@ -174,6 +174,44 @@ static void test_segment_from_prompts(void **state)
     free(rgb);
 }
 
+/* A close-up: the object runs into the left edge of the frame. The photo's
+ * border stands in for the background only where the foreground seeds are
+ * not reached without crossing an edge, so the object keeps the columns
+ * that touch the frame. */
+static void test_close_up_keeps_the_frame(void **state)
+{
+    (void)state;
+    uint8_t *rgb = malloc(W * H * 3), mask[W * H];
+    assert_non_null(rgb);
+    uint32_t seed = 99;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            int in = x < 40 && y > 10 && y < 60; /* touches the left edge only */
+            seed = seed * 1664525u + 1013904223u;
+            int n = (int)(seed >> 28) - 8;
+            uint8_t *p = rgb + 3 * (y * W + x);
+            p[0] = (uint8_t)((in ? 200 : 60) + n);
+            p[1] = (uint8_t)((in ? 170 : 80) + n);
+            p[2] = (uint8_t)((in ? 60 : 150) + n);
+        }
+    seg_options o;
+    seg_options_default(&o);
+    seg_prompts *p = seg_prompts_new();
+    seg_error err = {0};
+    assert_int_equal(seg_prompts_parse(p, "20,35", NULL, &err), SEG_OK);
+    o.prompts = p;
+    assert_int_equal(seg_segment(rgb, W, H, NULL, 0, &o, mask, NULL, &err), SEG_OK);
+    int kept = 0;
+    for (int y = 12; y < 59; y++)
+        kept += mask[y * W + 0] == 255 && mask[y * W + 1] == 255;
+    if (kept < 45)
+        fail_msg("the object's columns at the frame: %d of 47 rows foreground", kept);
+    for (int y = 0; y < H; y++) /* and the background stays background */
+        assert_int_equal(mask[y * W + W - 1], 0);
+    seg_prompts_free(p);
+    free(rgb);
+}
+
 /* Prompts and the same labels given as a seed image cut alike, bit for bit. */
 static void test_prompts_equal_seed_image(void **state)
 {
@@ -203,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_paint),
         cmocka_unit_test(test_segment_from_prompts),
         cmocka_unit_test(test_prompts_equal_seed_image),
+        cmocka_unit_test(test_close_up_keeps_the_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,7 +91,17 @@ typedef struct scan_ctx {
     int32_t bx[GEO_MAX_BLOCKS + 1]; /* block t: columns [bx[t], bx[t + 1]) */
     block_sync sync[GEO_MAX_BLOCKS];
     _Atomic int gate; /* 0: wait, 1: go, -1: leave (a thread did not start) */
+    const float *near_fg; /* background scans: the foreground distances, or NULL */
 } scan_ctx;
+
+/* The photo's border starts the background distance only where the
+ * foreground seeds are farther than this (in colour edges crossed, each
+ * worth about 1): where the object the user marked runs into the frame
+ * without an edge between, the frame there is the object's, not
+ * background, so a close-up's object keeps the part that touches it. Half
+ * an edge: neutral on the dev sets' strokes and clicks, where few objects
+ * touch the frame (docs/benchmarks.md). */
+#define GB_BORDER_FG_GAP 0.5
 
 typedef struct scan_worker {
     scan_ctx *c;
@@ -479,6 +489,7 @@ static void scan_init(scan_ctx *c, uint8_t which, double border)
     const int32_t w = c->w, h = c->h;
     const uint8_t *seeds = c->seeds;
     const float at_border = border >= 0 ? (float)border : INFINITY;
+    const float *near = c->near_fg; /* border pixels this near the foreground start nothing */
     for (int32_t y = 0; y < h; y++) {
         /* unseeded pixels: the border's start on the top and bottom rows,
          * and in the first and last columns (set after the loop, which
@@ -490,6 +501,13 @@ static void scan_init(scan_ctx *c, uint8_t which, double border)
             dr[x] = sr[x] == which ? 0.0f : sr[x] == GB_UNMARKED ? rest : INFINITY;
         dr[0] = sr[0] == GB_UNMARKED ? at_border : dr[0];
         dr[w - 1] = sr[w - 1] == GB_UNMARKED ? at_border : dr[w - 1];
+        if (near && at_border < INFINITY) {
+            const float *nr = near + (int64_t)y * w;
+            int edge_row = y == 0 || y == h - 1;
+            for (int32_t x = 0; x < w; x++)
+                if ((edge_row || x == 0 || x == w - 1) && sr[x] == GB_UNMARKED && nr[x] <= (float)GB_BORDER_FG_GAP)
+                    dr[x] = INFINITY;
+        }
         if (c->parent)
             for (int32_t x = 0; x < w; x++)
                 c->parent[(int64_t)y * w + x] = -1;
@@ -631,7 +649,12 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
         cr->parent = r == 0 ? parent_fg : NULL;
         rj[nr++] = (region_job){cr, r == 0 ? GB_FOREGROUND : GB_BACKGROUND, r == 0 ? -1.0 : border};
     }
-    if (nr == 2 && blocks == 1 && want >= 2) {
+    if (nr == 2 && border >= 0) {
+        /* the background's start needs the foreground's distances first */
+        scan_region(&rj[0]);
+        rj[1].c->near_fg = rj[0].c->d;
+        scan_region(&rj[1]);
+    } else if (nr == 2 && blocks == 1 && want >= 2) {
         gb_run_threads(scan_region, rj, sizeof rj[0], 2);
     } else if (nr == 2 && blocks == 1 && !parent_fg) {
         scan_init(rj[0].c, rj[0].which, rj[0].border);
