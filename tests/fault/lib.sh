@@ -1,16 +1,6 @@
-# Helpers of the fault-injection tests.
-FAILS=0
-PASSES=0
-TMPD=$(mktemp -d)
-trap 'rm -rf "$TMPD"' EXIT
-
-pass() { PASSES=$((PASSES + 1)); }
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-
-finish() {
-    echo "$PASSES passed, $FAILS failed"
-    [ "$FAILS" -eq 0 ]
-}
+# Helpers of the fault-injection tests: the CLI tests' (pass, fail, finish,
+# expect_exit, a temporary folder), and the two below.
+. "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
 
 # 0 when the binary is built with AddressSanitizer, which replaces malloc
 # itself and does not combine with an LD_PRELOAD shim
