@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_cursor.h"
 
 enum { W = 16, H = 12, NPX = W * H, MAX_SNAP = 64 };
 
@@ -32,18 +33,6 @@ static void make_photo(void)
         }
 }
 
-typedef struct cursor {
-    const uint8_t *p;
-    size_t n;
-} cursor;
-
-static int take(cursor *c)
-{
-    if (!c->n)
-        return -1;
-    c->n--;
-    return *c->p++;
-}
 
 static int byte(cursor *c)
 {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_cursor.h"
 
 /* the page itself is irrelevant here (flowcut embeds segment/ui/index.html) */
 const unsigned char ui_page_html[] = "<!doctype html><canvas></canvas>";
@@ -21,18 +22,6 @@ const size_t ui_page_html_size = sizeof ui_page_html - 1;
 enum { W = 16, H = 12 };
 static const char TOKEN[] = "0123456789abcdef0123456789abcdef";
 
-typedef struct cursor {
-    const uint8_t *p;
-    size_t n;
-} cursor;
-
-static int take(cursor *c)
-{
-    if (!c->n)
-        return -1;
-    c->n--;
-    return *c->p++;
-}
 
 /* a NUL-ended string from the input (at most size-1 bytes) */
 static void str(cursor *c, char *out, size_t size)
