@@ -407,13 +407,16 @@ static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, in
     return rc;
 }
 
+static int box_stands(seg_session *s);
+
 /* Fits the models on the seeds, or where a region has none on what
  * stands in for it (seg_model_labels). */
 static int fit_models(const seg_session *s, gb_models **m, seg_error *err)
 {
     uint8_t *owned = NULL;
     int box_only;
-    int rc = seg_model_labels(s->labels, s->width, s->height, 0, &owned, &box_only);
+    int rc = seg_model_labels(s->labels, s->width, s->height, s->has_box && box_stands((seg_session *)s), &owned,
+                              &box_only);
     if (rc)
         return rc > 0 ? seg_fail(err, SEG_ERR_NEED_SEEDS, "%s", SEG_NO_BACKGROUND_SAMPLE)
                       : seg_fail(err, SEG_ERR_NOMEM, "out of memory");
