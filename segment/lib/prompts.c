@@ -273,7 +273,7 @@ int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, int h
         nfg += labels[i] == GB_FOREGROUND;
         nbg += labels[i] == GB_BACKGROUND;
     }
-    if (((nfg && nbg) && !has_box) || npx <= 0)
+    if ((nfg && nbg) || npx <= 0)
         return 0;
     uint8_t *m = malloc((size_t)npx);
     if (!m)
@@ -286,13 +286,11 @@ int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, int h
                 if ((x < b || y < b || x >= width - b || y >= height - b) && m[(size_t)y * width + x] == GB_UNMARKED)
                     m[(size_t)y * width + x] = GB_BACKGROUND;
     }
-    if (has_box) {
-        /* the box's inside (its outside is background) is the foreground's
-         * sample, with clicks as without: a click's disc alone is a poor one */
+    if (!nfg && has_box) {
         for (int64_t i = 0; i < npx; i++)
             if (m[i] == GB_UNMARKED)
                 m[i] = GB_FOREGROUND;
-        *box_only = !nfg;
+        *box_only = 1;
     }
     if (!nbg && !memchr(m, GB_BACKGROUND, (size_t)npx)) {
         free(m); /* the whole band is foreground seeds: nothing stands in */

@@ -407,16 +407,13 @@ static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, in
     return rc;
 }
 
-static int box_stands(seg_session *s);
-
 /* Fits the models on the seeds, or where a region has none on what
  * stands in for it (seg_model_labels). */
 static int fit_models(const seg_session *s, gb_models **m, seg_error *err)
 {
     uint8_t *owned = NULL;
     int box_only;
-    int rc = seg_model_labels(s->labels, s->width, s->height, s->has_box && box_stands((seg_session *)s), &owned,
-                              &box_only);
+    int rc = seg_model_labels(s->labels, s->width, s->height, 0, &owned, &box_only);
     if (rc)
         return rc > 0 ? seg_fail(err, SEG_ERR_NEED_SEEDS, "%s", SEG_NO_BACKGROUND_SAMPLE)
                       : seg_fail(err, SEG_ERR_NOMEM, "out of memory");
@@ -559,16 +556,14 @@ static int cut_box_only(seg_session *s, seg_cut_stats *st, double t0, seg_error 
 /* Whether the last box is still in the seeds (everything outside it
  * background): an undo may have taken it back, and its route must not
  * outlive it. */
-static int box_stands(seg_session *s)
+static int box_stands(const seg_session *s)
 {
     const int64_t bx1 = (int64_t)s->box[0] + s->box[2], by1 = (int64_t)s->box[1] + s->box[3];
     for (int32_t y = 0; y < s->height; y++)
         for (int32_t x = 0; x < s->width; x++)
             if ((x < s->box[0] || x >= bx1 || y < s->box[1] || y >= by1) &&
-                s->labels[(int64_t)y * s->width + x] != GB_BACKGROUND) {
-                s->has_box = 0;
-                return 0;
-            }
+                s->labels[(int64_t)y * s->width + x] != GB_BACKGROUND)
+                return 0; /* undone (a redo may bring it back) or painted over */
     return 1;
 }
 
