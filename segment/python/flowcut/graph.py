@@ -57,6 +57,17 @@ def neighbourhood(ndim, connectivity=None):
 neighborhood = neighbourhood
 
 
+def _pairs_network(n, tail, head, cap, rcap, src, snk):
+    """The C network of n nodes from contiguous pair arrays (int32) and
+    terminal capacities (int64); free it with _lib.mf_graph_free."""
+    g, err = _lib.MfGraph(), _lib.MfError()
+    rc = _lib.mf_graph_from_pairs(n, len(tail), tail.ctypes.data, head.ctypes.data, cap.ctypes.data,
+                                  rcap.ctypes.data, src.ctypes.data, snk.ctypes.data, ctypes.byref(g),
+                                  ctypes.byref(err))
+    _lib.mf_check(rc, err)
+    return g
+
+
 class Graph:
     """Nodes are numbered from 0 in the order they are added."""
 
@@ -264,12 +275,7 @@ class Graph:
             cols = [np.zeros(0, np.int32)] * 4
         tail, head, cap, rcap = (np.ascontiguousarray(c, dtype=np.int32) for c in cols)
         src, snk, self._offset = self._terminals()
-        g, err = _lib.MfGraph(), _lib.MfError()
-        rc = _lib.mf_graph_from_pairs(self._n, len(tail), tail.ctypes.data, head.ctypes.data, cap.ctypes.data,
-                                      rcap.ctypes.data, src.ctypes.data, snk.ctypes.data, ctypes.byref(g),
-                                      ctypes.byref(err))
-        _lib.mf_check(rc, err)
-        return g
+        return _pairs_network(self._n, tail, head, cap, rcap, src, snk)
 
     def _terminals(self):
         """The terminal capacities the engines get, and the flow they leave
@@ -405,12 +411,7 @@ class GraphFloat(Graph):
         tail, head = (np.ascontiguousarray(c, dtype=np.int32) for c in cols[:2])
         s_int, t_int = (np.ascontiguousarray(a, dtype=np.int64) for a in scaled[2:])
         self._power, self._low = power, low
-        g, err = _lib.MfGraph(), _lib.MfError()
-        rc = _lib.mf_graph_from_pairs(self._n, len(tail), tail.ctypes.data, head.ctypes.data, cap.ctypes.data,
-                                      rcap.ctypes.data, s_int.ctypes.data, t_int.ctypes.data, ctypes.byref(g),
-                                      ctypes.byref(err))
-        _lib.mf_check(rc, err)
-        return g
+        return _pairs_network(self._n, tail, head, cap, rcap, s_int, t_int)
 
     def _take(self, res, g):
         super()._take(res, g)
