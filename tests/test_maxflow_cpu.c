@@ -202,6 +202,105 @@ static void test_gpu_engine_absent_or_named(void **state)
     mf_arclist_free(&list);
 }
 
+/* The engine decision: cpu never asks for a device; gpu names the missing
+ * one; auto takes a usable device, else the CPU; only auto falls back,
+ * and only when the device could not hold the network. */
+static void test_engine_pick_and_fallback(void **state)
+{
+    (void)state;
+    mf_options opt;
+    mf_options_default(&opt);
+    mf_error err = {0};
+    mf_engine e = MF_ENGINE_AUTO;
+    int devices = -1, count = 0;
+    const int have = mf_gpu_compiled() && mf_gpu_available(&count) == MF_OK && count > 0;
+    opt.engine = MF_ENGINE_CPU;
+    assert_int_equal(mf_engine_pick(&opt, &e, &devices, &err), MF_OK);
+    assert_int_equal(e, MF_ENGINE_CPU);
+    assert_int_equal(devices, 0);
+    opt.engine = MF_ENGINE_AUTO;
+    assert_int_equal(mf_engine_pick(&opt, &e, &devices, &err), MF_OK);
+    assert_int_equal(e, have ? MF_ENGINE_GPU : MF_ENGINE_CPU);
+    assert_int_equal(devices, have ? count : 0);
+    assert_int_equal(mf_engine_pick(NULL, &e, NULL, &err), MF_OK); /* NULL: auto */
+    assert_int_equal(e, have ? MF_ENGINE_GPU : MF_ENGINE_CPU);
+    opt.engine = MF_ENGINE_GPU;
+    if (have) {
+        assert_int_equal(mf_engine_pick(&opt, &e, &devices, &err), MF_OK);
+        assert_int_equal(e, MF_ENGINE_GPU);
+    } else {
+        assert_int_equal(mf_engine_pick(&opt, &e, &devices, &err), MF_ERR_NO_DEVICE);
+        assert_non_null(strstr(err.message, mf_gpu_compiled() ? "no CUDA device" : "no CUDA support"));
+    }
+    assert_false(mf_engine_falls_back(&opt, MF_ERR_DEVICE_MEMORY)); /* gpu named: no */
+    opt.engine = MF_ENGINE_AUTO;
+    assert_true(mf_engine_falls_back(&opt, MF_ERR_DEVICE_MEMORY));
+    assert_true(mf_engine_falls_back(NULL, MF_ERR_DEVICE_MEMORY));
+    assert_false(mf_engine_falls_back(&opt, MF_ERR_DEVICE));
+    assert_false(mf_engine_falls_back(&opt, MF_OK));
+    /* the launch grouping: the first always, then by count and vertices */
+    assert_true(mf_gpu_launch_takes(0, 0, MF_GPU_LAUNCH_VERTICES * 2, 16));
+    assert_true(mf_gpu_launch_takes(3, 100, 100, 16));
+    assert_false(mf_gpu_launch_takes(16, 100, 100, 16));
+    assert_false(mf_gpu_launch_takes(MF_GPU_MANY_MAX, 100, 100, 1000));
+    assert_true(mf_gpu_launch_takes(1, MF_GPU_LAUNCH_VERTICES - 10, 10, 16));
+    assert_false(mf_gpu_launch_takes(1, MF_GPU_LAUNCH_VERTICES - 10, 11, 16));
+}
+
+/* mf_solve_many gives each network the value and canonical cut it gets
+ * alone, side by side on every core and in turn with threads given; a
+ * network that fails fails the call and leaves no result behind. */
+static void test_solve_many_equals_one_by_one(void **state)
+{
+    (void)state;
+    enum { K = 9 };
+    mf_arclist lists[K];
+    mf_graph g[K];
+    const mf_graph *ptr[K];
+    mf_result alone[K], many[K];
+    mf_error err = {0};
+    mf_options opt;
+    mf_options_default(&opt);
+    opt.engine = MF_ENGINE_CPU;
+    opt.cut_only = 1;
+    for (int i = 0; i < K; i++) {
+        assert_int_equal(random_graph(i % 3 == 0 ? FAMILY_SPARSE : FAMILY_DENSE, 30 + 7 * i, 100 + i, &lists[i]),
+                         MF_OK);
+        assert_int_equal(mf_graph_from_arcs(&lists[i], NULL, &g[i], &err), MF_OK);
+        ptr[i] = &g[i];
+        assert_int_equal(mf_solve(&g[i], &opt, &alone[i], &err), MF_OK);
+    }
+    for (int threads = 0; threads <= 2; threads += 2) {
+        opt.threads = threads;
+        assert_int_equal(mf_solve_many(ptr, K, &opt, many, &err), MF_OK);
+        for (int i = 0; i < K; i++) {
+            assert_int_equal(many[i].flow_value, alone[i].flow_value);
+            assert_int_equal(many[i].flow_value, reference_max_flow(&lists[i], NULL));
+            assert_memory_equal(many[i].source_side, alone[i].source_side, (size_t)g[i].num_vertices);
+            mf_result_free(&many[i]);
+        }
+    }
+    assert_int_equal(mf_solve_many(ptr, 0, &opt, many, &err), MF_OK);
+    assert_int_equal(mf_solve_many(ptr, -1, &opt, many, &err), MF_ERR_INVALID);
+    /* a network BK refuses (one vertex) in the middle: the call fails
+     * with its error and leaves no result behind */
+    mf_graph bad = g[K / 2];
+    bad.num_vertices = 1;
+    ptr[K / 2] = &bad;
+    opt.cpu_algorithm = MF_CPU_BK;
+    opt.threads = 0;
+    memset(many, 0x5a, sizeof many);
+    assert_int_equal(mf_solve_many(ptr, K, &opt, many, &err), MF_ERR_INVALID);
+    assert_non_null(strstr(err.message, "1 vertices"));
+    for (int i = 0; i < K; i++)
+        assert_null(many[i].source_side);
+    for (int i = 0; i < K; i++) {
+        mf_result_free(&alone[i]);
+        mf_graph_free(&g[i]);
+        mf_arclist_free(&lists[i]);
+    }
+}
+
 /* mf_graph_finish checks the arcs and lists them by head on every core
  * past a million arcs: the first bad arc in arc order decides the error,
  * and the in-lists are the serial pass's. */
@@ -255,6 +354,8 @@ int main(void)
         cmocka_unit_test(test_verify_rejects_a_wrong_certificate),
         cmocka_unit_test(test_auto_algorithm),
         cmocka_unit_test(test_gpu_engine_absent_or_named),
+        cmocka_unit_test(test_engine_pick_and_fallback),
+        cmocka_unit_test(test_solve_many_equals_one_by_one),
         cmocka_unit_test(test_big_allocations),
         cmocka_unit_test(test_alloc_cache),
         cmocka_unit_test(test_graph_finish_checks_and_in_lists),

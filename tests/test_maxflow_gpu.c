@@ -105,6 +105,11 @@ static void compare_many(mf_graph *graphs, int k, const char *what)
         parts[i] = &graphs[i];
     if (mf_gpu_solve_many(solver, parts, k, &opt, many, &err) != MF_OK)
         fail_msg("%s: union solve failed: %s", what, err.message);
+    /* and through the library's scheduler, which groups them into launches */
+    mf_result *scheduled = calloc((size_t)k, sizeof *scheduled);
+    assert_non_null(scheduled);
+    if (mf_solve_many(parts, k, &opt, scheduled, &err) != MF_OK)
+        fail_msg("%s: mf_solve_many failed: %s", what, err.message);
     opt.engine = MF_ENGINE_CPU;
     for (int i = 0; i < k; i++) {
         mf_result cpu;
@@ -117,9 +122,16 @@ static void compare_many(mf_graph *graphs, int k, const char *what)
         if (cut_capacity(&graphs[i], many[i].source_side) + graphs[i].flow_offset != many[i].flow_value)
             fail_msg("%s: network %d of %d: cut capacity is not the value", what, i, k);
         assert_null(many[i].flow);
+        if (scheduled[i].flow_value != cpu.flow_value ||
+            memcmp(scheduled[i].source_side, cpu.source_side, (size_t)graphs[i].num_vertices) != 0)
+            fail_msg("%s: network %d of %d: mf_solve_many's value or cut differs from the CPU's", what, i, k);
+        if (scheduled[i].stats.engine_used != MF_ENGINE_GPU)
+            fail_msg("%s: network %d of %d: mf_solve_many did not use the device", what, i, k);
         mf_result_free(&cpu);
         mf_result_free(&many[i]);
+        mf_result_free(&scheduled[i]);
     }
+    free(scheduled);
     free(parts);
     free(many);
 }

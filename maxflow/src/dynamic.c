@@ -13,6 +13,7 @@ struct mf_dynamic {
     mf_graph g;            /* current capacities */
     mf_options opt;
     int engine;            /* MF_ENGINE_CPU or MF_ENGINE_GPU */
+    int fell_back;         /* auto chose the GPU, which could not hold g */
     int solved;            /* a maximum preflow of g exists in the state */
     int loaded;            /* GPU: the device holds g at zero flow */
     double cold_fraction;
@@ -64,30 +65,25 @@ int mf_dynamic_create(const mf_graph *g, const mf_options *opt, mf_dynamic **out
     for (int32_t a = 0; a < g->num_arcs; a++)
         d->last[a] = -1;
     d->engine = MF_ENGINE_CPU;
-    if (d->opt.engine != MF_ENGINE_CPU) {
-        int count = 0;
-        int have = mf_gpu_compiled() && mf_gpu_available(&count) == MF_OK && count > 0;
-        if (!have && d->opt.engine == MF_ENGINE_GPU) {
-            mf_dynamic_destroy(d);
-            return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0,
-                           mf_gpu_compiled() ? "no CUDA device is available"
-                                             : "this build has no CUDA support");
+    mf_engine engine;
+    rc = mf_engine_pick(&d->opt, &engine, NULL, err);
+    if (rc == MF_OK && engine == MF_ENGINE_GPU) {
+        rc = mf_gpu_solver_create(d->opt.device, &d->gpu, err);
+        if (rc == MF_OK)
+            rc = mf_gpu_dyn_load(d->gpu, &d->g, err);
+        if (rc == MF_OK) {
+            d->engine = MF_ENGINE_GPU;
+            d->loaded = 1;
+        } else if (mf_engine_falls_back(&d->opt, rc)) {
+            mf_gpu_solver_destroy(d->gpu); /* too large for the device: the CPU */
+            d->gpu = NULL;
+            d->fell_back = 1;
+            rc = MF_OK;
         }
-        if (have) {
-            rc = mf_gpu_solver_create(d->opt.device, &d->gpu, err);
-            if (rc == MF_OK)
-                rc = mf_gpu_dyn_load(d->gpu, &d->g, err);
-            if (rc == MF_OK) {
-                d->engine = MF_ENGINE_GPU;
-                d->loaded = 1;
-            } else if (rc == MF_ERR_DEVICE_MEMORY && d->opt.engine == MF_ENGINE_AUTO) {
-                mf_gpu_solver_destroy(d->gpu); /* too large for the device: the CPU */
-                d->gpu = NULL;
-            } else {
-                mf_dynamic_destroy(d);
-                return rc;
-            }
-        }
+    }
+    if (rc) {
+        mf_dynamic_destroy(d);
+        return rc;
     }
     *out = d;
     return MF_OK;
@@ -536,5 +532,6 @@ int mf_dynamic_solve(mf_dynamic *d, mf_result *res, mf_error *err)
     res->stats.warm = !cold;
     res->stats.changed_arcs = nbatch;
     res->stats.engine_used = d->engine;
+    res->stats.fell_back = d->fell_back;
     return MF_OK;
 }

@@ -324,11 +324,8 @@ int cmd_maxflow(int argc, char **argv)
         goto done;
     }
     double t3 = cli_now();
-    if (opt.engine == MF_ENGINE_AUTO && mf_gpu_compiled() && res.stats.engine_used == MF_ENGINE_CPU) {
-        int count = 0;
-        if (mf_gpu_available(&count) == MF_OK && count > 0)
-            DISPLAYLEVEL(2, "flowcut: notice: the graph does not fit in device memory; solved on the CPU\n");
-    }
+    if (res.stats.fell_back)
+        DISPLAYLEVEL(2, "flowcut: notice: the graph does not fit in device memory; solved on the CPU\n");
     if (report(path, &list, &g, &res, &ro, dyn ? 0 : -1, t1 - t0, t2 - t1, t3 - t2))
         goto done;
     for (int32_t b = 0; b < upd.num_batches; b++) {

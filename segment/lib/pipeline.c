@@ -416,7 +416,7 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
         if (gpu) {
             const mf_grid *one = &j->grid;
             rc = mf_gpu_solve_many_grids(solver, &one, 1, &so, &j->res, &err);
-            if (rc == MF_OK || !(rc == MF_ERR_DEVICE_MEMORY && so.engine == MF_ENGINE_AUTO))
+            if (!mf_engine_falls_back(&so, rc))
                 goto solved;
             mf_result_free(&j->res);
         }
@@ -438,7 +438,7 @@ int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver)
         rc = lists ? mf_gpu_solve(solver, &j->graph, &so, &j->res, &err)
                    : mf_gpu_solve_many(solver, &one, 1, &so, &j->res, &err);
     }
-    if (!gpu || (rc == MF_ERR_DEVICE_MEMORY && so.engine == MF_ENGINE_AUTO)) { /* or too large for the device */
+    if (!gpu || mf_engine_falls_back(&so, rc)) { /* or too large for the device */
         mf_result_free(&j->res);
         rc = lists || (cpu_alone && !mf_cpu_reads_in_lists(&j->graph, &so)) ? MF_OK
                                                                               : mf_graph_finish(&j->graph, &err);

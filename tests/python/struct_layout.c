@@ -36,6 +36,7 @@ int main(void)
     FIELD(mf_stats, deficits); FIELD(mf_stats, device_name); FIELD(mf_stats, setup_seconds);
     FIELD(mf_stats, cpu_algorithm); FIELD(mf_stats, work_seconds); FIELD(mf_stats, critical_seconds);
     FIELD(mf_stats, longest_task_seconds);
+    FIELD(mf_stats, fell_back);
 
     STRUCT(mf_result);
     FIELD(mf_result, flow_value); FIELD(mf_result, flow); FIELD(mf_result, source_side);
@@ -75,7 +76,6 @@ int main(void)
     FIELD(seg_cut_stats, foreground); FIELD(seg_cut_stats, engine); FIELD(seg_cut_stats, device);
 
     CONST(MF_GPU_MANY_MAX);
-    CONST(MF_GPU_LAUNCH_VERTICES);
     CONST(MF_ENGINE_AUTO); CONST(MF_ENGINE_CPU); CONST(MF_ENGINE_GPU);
     CONST(SEG_SAVE_MASK); CONST(SEG_SAVE_OVERLAY); CONST(SEG_SAVE_CUTOUT); CONST(SEG_SAVE_SEEDS);
     CONST(MF_OK); CONST(MF_ERR_NOMEM); CONST(MF_ERR_IO); CONST(MF_ERR_PARSE); CONST(MF_ERR_INVALID);

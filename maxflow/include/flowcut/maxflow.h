@@ -288,6 +288,9 @@ typedef struct mf_stats {
      * each other (critical: no thread count goes below it), and the
      * longest one; on one block all three are its search. 0 elsewhere. */
     double work_seconds, critical_seconds, longest_task_seconds;
+    /* 1 when engine auto tried the GPU, the device could not hold the
+     * network and the CPU solved it (mf_engine_falls_back) */
+    int fell_back;
 } mf_stats;
 
 /* Result of a solve. flow[a] is the flow on stored arc a: after phase 2 a
@@ -305,10 +308,34 @@ typedef struct mf_result {
 
 void mf_result_free(mf_result *r);
 
-/* Solves with the engine named in opt (NULL: defaults). MF_ENGINE_AUTO
- * takes the GPU when one is usable and the graph fits, else the CPU. */
+/* The engine decision, one place for every front end (the CLI's commands,
+ * batch, the session, Python): opt->engine (NULL: auto) on this machine.
+ * cpu: the CPU, without starting CUDA; gpu: the GPU, or MF_ERR_NO_DEVICE
+ * with the reason when this build or machine has none; auto: the GPU when
+ * a CUDA device is usable, else the CPU. devices (may be NULL) gets the
+ * usable device count when the GPU is picked, else 0. */
+int mf_engine_pick(const mf_options *opt, mf_engine *engine, int *devices, mf_error *err);
+
+/* The fallback, decided once: 1 when a GPU solve that returned rc is to be
+ * redone on the CPU, which is when the device could not hold the network
+ * (MF_ERR_DEVICE_MEMORY) and opt's engine is auto. */
+int mf_engine_falls_back(const mf_options *opt, int rc);
+
+/* Solves with the engine mf_engine_pick gives for opt (NULL: defaults),
+ * falling back as mf_engine_falls_back says (stats.fell_back). */
 int mf_solve(const mf_graph *g, const mf_options *opt, mf_result *res,
              mf_error *err);
+
+/* Solves k networks, res[i] for g[i] (res is cleared first; all freed on
+ * failure). On the GPU, in launches of networks grouped by
+ * mf_gpu_launch_takes, each launch one union solve (mf_gpu_solve_many: cut
+ * only) when its networks have their terminals as their last two vertices,
+ * a network alone as mf_solve would; a launch the device cannot hold is
+ * solved network by network, falling back as mf_solve does. On the CPU,
+ * side by side, one thread each, on every core; opt->threads > 0: in turn,
+ * that many threads each. Every network gets the canonical cut it gets
+ * alone. */
+int mf_solve_many(const mf_graph *const *g, int32_t k, const mf_options *opt, mf_result *res, mf_error *err);
 
 /* The CPU engine, by opt->cpu_algorithm: highest-label push-relabel with
  * global relabeling and the gap heuristic (Cherkassky & Goldberg's hi_pr
@@ -355,13 +382,17 @@ int mf_gpu_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt,
  * res[i] gets network i's value and source side, no flows; the stats are
  * the union's. */
 #define MF_GPU_MANY_MAX 64
-/* The vertices the front ends pack into one such launch (`flowcut batch`,
- * Python's solve_many): networks join a launch until together they would
- * pass this; a larger one goes alone. Defined here once so that every
- * front end groups alike (Python's copy is checked against it). */
+/* The vertices one such launch packs (mf_gpu_launch_takes, used by
+ * mf_solve_many and the batch scheduler): networks join a launch until
+ * together they would pass this; a larger one goes alone. */
 #define MF_GPU_LAUNCH_VERTICES ((int64_t)4 << 20)
 int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *networks, int k, const mf_options *opt,
                       mf_result *res, mf_error *err);
+/* The one grouping rule of union launches: 1 when a network of
+ * next_vertices joins a launch that holds taken networks of taken_vertices
+ * in all; at most max_networks (and MF_GPU_MANY_MAX) networks and
+ * MF_GPU_LAUNCH_VERTICES vertices, and always the first. */
+int mf_gpu_launch_takes(int32_t taken, int64_t taken_vertices, int64_t next_vertices, int32_t max_networks);
 /* A photo's grid network in compact form (graphbuild's gb_build_grid):
  * what a CSR network of it would carry, 20 bytes a pixel instead of about
  * 100, expanded into the CSR on the device by mf_gpu_solve_many_grids.

@@ -85,8 +85,7 @@ SEG_OK, SEG_ERR_NOMEM, SEG_ERR_INVALID, SEG_ERR_IO, SEG_ERR_NEED_SEEDS = 0, -301
 SEG_ERR_MODEL, SEG_ERR_SOLVE, SEG_ERR_IMAGE = -305, -306, -307
 MF_ENGINE_AUTO, MF_ENGINE_CPU, MF_ENGINE_GPU = 0, 1, 2
 SEG_SAVE_MASK, SEG_SAVE_OVERLAY, SEG_SAVE_CUTOUT, SEG_SAVE_SEEDS = 0, 1, 2, 3
-MF_GPU_MANY_MAX = 64  # networks one mf_gpu_solve_many launch takes at most
-MF_GPU_LAUNCH_VERTICES = 4 << 20  # vertices the front ends pack into one launch
+MF_GPU_MANY_MAX = 64  # networks one union launch takes at most: maxflow_many hands over so many at a time
 
 
 class MfError(ctypes.Structure):
@@ -110,7 +109,8 @@ class MfStats(ctypes.Structure):
                 ("changed_arcs", ctypes.c_int64), ("deficits", ctypes.c_int64),
                 ("device_name", ctypes.c_char * 128), ("setup_seconds", ctypes.c_double),
                 ("cpu_algorithm", ctypes.c_int), ("work_seconds", ctypes.c_double),
-                ("critical_seconds", ctypes.c_double), ("longest_task_seconds", ctypes.c_double)]
+                ("critical_seconds", ctypes.c_double), ("longest_task_seconds", ctypes.c_double),
+                ("fell_back", ctypes.c_int)]
 
 
 class MfResult(ctypes.Structure):
@@ -168,10 +168,8 @@ mf_verify = _fn("mf_verify", ctypes.c_int, P(MfGraph), P(MfResult), ctypes.c_int
 mf_result_free = _fn("mf_result_free", None, P(MfResult))
 mf_gpu_available = _fn("mf_gpu_available", ctypes.c_int, P(ctypes.c_int))
 mf_gpu_compiled = _fn("mf_gpu_compiled", ctypes.c_int)
-mf_gpu_solver_create = _fn("mf_gpu_solver_create", ctypes.c_int, ctypes.c_int, P(vp), P(MfError))
-mf_gpu_solver_destroy = _fn("mf_gpu_solver_destroy", None, vp)
-mf_gpu_solve_many = _fn("mf_gpu_solve_many", ctypes.c_int, vp, P(P(MfGraph)), ctypes.c_int, P(MfOptions),
-                        P(MfResult), P(MfError))
+mf_solve_many = _fn("mf_solve_many", ctypes.c_int, P(P(MfGraph)), ctypes.c_int32, P(MfOptions), P(MfResult),
+                    P(MfError))
 mf_dynamic_create = _fn("mf_dynamic_create", ctypes.c_int, P(MfGraph), P(MfOptions), P(vp), P(MfError))
 mf_dynamic_set_input_arc = _fn("mf_dynamic_set_input_arc", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32,
                                P(MfError))

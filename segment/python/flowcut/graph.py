@@ -432,74 +432,38 @@ class GraphFloat(Graph):
         return value
 
 
-def _launches(graphs):
-    """Consecutive runs of graphs for one launch each: at most
-    MF_GPU_MANY_MAX, MF_GPU_LAUNCH_VERTICES nodes together (one, however large, at
-    least), as `flowcut batch` groups them."""
-    run, nodes = [], 0
-    for g in graphs:
-        if run and (len(run) == _lib.MF_GPU_MANY_MAX or nodes + g._n > _lib.MF_GPU_LAUNCH_VERTICES):
-            yield run
-            run, nodes = [], 0
-        run.append(g)
-        nodes += g._n
-    if run:
-        yield run
-
-
 def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=0):
     """Solves every graph; returns their flows, and each graph answers
-    get_segment / get_grid_segments as after its own maxflow(). On a GPU
-    (engine auto with one usable, or gpu) up to 64 graphs go to the device in
-    one launch, solved as one network, their disjoint union: one BFS level or
-    push round then serves them all, which raises the throughput on small
-    graphs well above that of one graph at a time; the networks are built on
-    every core. Otherwise, or with engine cpu, the graphs are solved side by
-    side, one thread each (threads=N: in turn, N threads each)."""
+    get_segment / get_grid_segments as after its own maxflow(). The library
+    schedules them (mf_solve_many): on a GPU (engine auto with one usable,
+    or gpu) up to 64 graphs go to the device in one launch, solved as one
+    network, their disjoint union, so that one BFS level or push round
+    serves them all; on the CPU they are solved side by side, one thread
+    each (threads=N: in turn, N threads each). The networks are built on
+    every core, the next 64 while the library solves these."""
     graphs = list(graphs)
     for g in graphs:
         if not isinstance(g, Graph):
             raise TypeError(f"maxflow_many takes flowcut.Graph objects, not {type(g).__name__}")
     opt = _lib.solve_options(engine, cpu_algorithm, device, threads)
-    usable = ctypes.c_int(0)
-    gpu = (engine != "cpu" and _lib.mf_gpu_compiled() and not _lib.mf_gpu_available(ctypes.byref(usable))
-           and usable.value > 0)
-    distinct = len({id(g) for g in graphs}) == len(graphs)  # one Graph twice: nothing side by side
+    distinct = len({id(g) for g in graphs}) == len(graphs)  # one Graph twice: built one at a time
     cores = max(1, min(os.cpu_count() or 1, 16))
-    if not gpu:
-        if engine == "gpu" or threads or not distinct or len(graphs) < 2 or cores < 2:
-            return [g.maxflow(engine, cpu_algorithm, device, threads) for g in graphs]  # gpu: fails as there
-        # many graphs on the CPU: one thread each, side by side (the GIL is
-        # released in C; the cut does not depend on the thread count)
-        with ThreadPoolExecutor(max_workers=min(cores, len(graphs))) as pool:
-            return list(pool.map(lambda g: g.maxflow("cpu", cpu_algorithm, device, 1), graphs))
-    solver, err = ctypes.c_void_p(), _lib.MfError()
-    _lib.mf_check(_lib.mf_gpu_solver_create(int(device), ctypes.byref(solver), ctypes.byref(err)), err)
-    # the networks are built from their node pairs in C with the GIL released,
-    # a launch's on every core (one Graph twice: one at a time), the next
-    # launch's while the device solves
+    chunks = [graphs[i:i + _lib.MF_GPU_MANY_MAX] for i in range(0, len(graphs), _lib.MF_GPU_MANY_MAX)]
     pool = ThreadPoolExecutor(max_workers=cores if distinct else 1)
-    runs = list(_launches(graphs))
     pending = None
     try:
-        pending = [pool.submit(g._network) for g in runs[0]] if runs else None
-        for i, run in enumerate(runs):
-            building, pending = pending, None
-            nets = _collect(building)
-            if i + 1 < len(runs):
-                pending = [pool.submit(g._network) for g in runs[i + 1]]
+        pending = [pool.submit(g._network) for g in chunks[0]] if chunks else None
+        for i, chunk in enumerate(chunks):
+            nets, pending = _collect(pending), None
+            if i + 1 < len(chunks):
+                pending = [pool.submit(g._network) for g in chunks[i + 1]]
             try:
-                k = len(run)
+                k, err = len(chunk), _lib.MfError()
                 ptrs = (ctypes.POINTER(_lib.MfGraph) * k)(*[ctypes.pointer(n) for n in nets])
                 res = (_lib.MfResult * k)()
-                rc = _lib.mf_gpu_solve_many(solver, ptrs, k, ctypes.byref(opt), res, ctypes.byref(err))
-                if rc and engine == "auto":  # e.g. too large for the device together: each alone
-                    for g in run:
-                        g.maxflow(engine, cpu_algorithm, device, threads)
-                    continue
-                _lib.mf_check(rc, err)
+                _lib.mf_check(_lib.mf_solve_many(ptrs, k, ctypes.byref(opt), res, ctypes.byref(err)), err)
                 try:
-                    for g, n, r in zip(run, nets, res):
+                    for g, n, r in zip(chunk, nets, res):
                         g._take(r, n)
                 finally:
                     for r in res:
@@ -507,10 +471,9 @@ def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=
             finally:
                 _free_networks(nets)
     finally:
-        if pending is not None:  # an error left the next launch's networks built
+        if pending is not None:  # an error left the next chunk's networks built
             _free_networks(_collect(pending, raise_first=False))
         pool.shutdown(wait=True)
-        _lib.mf_gpu_solver_destroy(solver)
     return [g.flow for g in graphs]
 
 
