@@ -382,25 +382,3 @@ void batch_list_free(batch_list *l)
     memset(l, 0, sizeof *l);
 }
 
-int batch_make_parent_dirs(const char *path)
-{
-    char buf[PATH_MAX];
-    if (strlen(path) >= sizeof buf)
-        return -1;
-    snprintf(buf, sizeof buf, "%s", path);
-    char *slash = strrchr(buf, '/');
-    if (!slash || slash == buf)
-        return 0;
-    *slash = 0;
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return -1;
-    return 0;
-}

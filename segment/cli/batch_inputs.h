@@ -47,7 +47,5 @@ void batch_list_free(batch_list *l);
 /* 1 when the name ends in an extension flowcut decodes. */
 int batch_is_image_name(const char *name);
 
-/* mkdir -p of the folder part of path; 0 on success. */
-int batch_make_parent_dirs(const char *path);
 
 #endif

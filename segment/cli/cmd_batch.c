@@ -1,7 +1,7 @@
-/* flowcut batch: segments whole folders. CPU workers decode, fit models and
- * build networks while one thread per GPU solves; outputs are atomic, a
- * rerun resumes, a bad file fails only its own item. */
-#define _GNU_SOURCE /* gettid, setpriority of one thread */
+/* flowcut batch: segments whole folders. The work list (which photos, their
+ * seeds, their outputs; resume by skipping what exists) is made here, the
+ * library's scheduler (seg_batch_run) runs it; this file reports. */
+#define _POSIX_C_SOURCE 200809L /* sigaction, strndup, mkstemp, clock_gettime */
 #include "batch_inputs.h"
 #include "cli.h"
 #include "seg_args.h"
@@ -11,16 +11,14 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_GPUS 64
+#define MAX_GPUS 64      /* as the scheduler takes them */
 #define MAX_PER_GPU 16
 #define MAX_PER_LAUNCH 32
 
@@ -65,7 +63,8 @@ static void usage(FILE *f)
 
 /* ---- signals: the first Ctrl-C stops taking new images, the second aborts */
 
-static volatile sig_atomic_t g_stop;
+static volatile sig_atomic_t g_stop; /* the scheduler polls it (seg_batch_config.stop) */
+_Static_assert(_Generic(g_stop, int: 1, default: 0), "seg_batch_config.stop is a volatile int");
 
 static void on_signal(int sig)
 {
@@ -80,109 +79,40 @@ static void on_signal(int sig)
     (void)w;
 }
 
-/* ---- the shared state of one run */
+/* ---- reporting: the scheduler calls report() once per item, one call at a time */
 
-typedef struct task {
-    size_t index;
-    seg_job job;
-    int failed;
-    struct task *next;
-} task;
-
-typedef struct queue {
-    task *head, *tail;
-    size_t length;
-} queue;
-
-typedef struct stage_totals {
-    double decode, model, build, solve, encode;
-} stage_totals;
-
-typedef struct batch_run {
-    const seg_options *opt;
-    batch_list *list;
-    size_t *todo; /* indices into list still to process */
-    size_t todo_count, next_todo;
+typedef struct batch_report {
+    const batch_list *list;
+    const size_t *todo; /* the run's item i is list item todo[i] */
+    size_t total, done, failed;
     int json, progress;
-    int use_gpu;
-    int worker_nice; /* added to the CPU workers' nice value (GPU batches) */
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    queue to_solve, solved;
-    size_t in_flight, max_in_flight, max_queued;
-    int gpu_threads_running;
-    int per_launch; /* photos one GPU launch may solve together */
-    int64_t queued_vertices, max_queued_vertices; /* networks waiting for a GPU */
-    /* counters, under lock */
-    size_t ok, failed, skipped, done_total;
-    stage_totals totals;
-    size_t launches, launched; /* GPU launches and the photos they solved */
     double start, last_draw;
-} batch_run;
+} batch_report;
 
-/* How much released memory the batch keeps for the next photos
- * (mf_alloc_cache_limit) when --alloc-cache is not given: fresh pages are
- * zeroed by the kernel one by one, a sizeable part of a CPU batch. A
- * typical photo's arrays come to about 60 MB, so 128 MB a worker, at most
- * a quarter of the memory. */
-static size_t alloc_cache_bytes(long jobs)
+static void clear_progress(batch_report *b)
 {
-    size_t bytes = (size_t)jobs * ((size_t)128 << 20);
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0 && bytes > (size_t)pages / 4 * (size_t)page)
-        bytes = (size_t)pages / 4 * (size_t)page;
-    return bytes;
-}
-
-static void push(queue *q, task *t)
-{
-    t->next = NULL;
-    if (q->tail)
-        q->tail->next = t;
-    else
-        q->head = t;
-    q->tail = t;
-    q->length++;
-}
-
-static task *pop(queue *q)
-{
-    task *t = q->head;
-    if (t) {
-        q->head = t->next;
-        if (!q->head)
-            q->tail = NULL;
-        q->length--;
-    }
-    return t;
-}
-
-/* ---- reporting, always under run->lock */
-
-static void clear_progress(batch_run *run)
-{
-    if (run->progress)
+    if (b->progress)
         fputs("\r\033[K", stderr);
 }
 
-static void draw_progress(batch_run *run, int final)
+static void draw_progress(batch_report *b, int final)
 {
-    if (!run->progress)
+    if (!b->progress)
         return;
     double t = cli_now();
-    if (!final && t - run->last_draw < 0.1)
+    if (!final && t - b->last_draw < 0.1)
         return;
-    run->last_draw = t;
-    size_t total = run->todo_count, done = run->done_total;
-    double elapsed = t - run->start, rate = elapsed > 0 ? (double)done / elapsed : 0;
+    b->last_draw = t;
+    size_t total = b->total, done = b->done;
+    double elapsed = t - b->start, rate = elapsed > 0 ? (double)done / elapsed : 0;
     int width = 30, filled = total ? (int)((double)width * (double)done / (double)total) : width;
     char bar[64];
     for (int i = 0; i < width; i++)
         bar[i] = i < filled ? '#' : '-';
     bar[width] = 0;
     fprintf(stderr, "\r\033[K[%s] %zu/%zu  %.2f img/s", bar, done, total, rate);
-    if (run->failed)
-        fprintf(stderr, "  %zu failed", run->failed);
+    if (b->failed)
+        fprintf(stderr, "  %zu failed", b->failed);
     if (rate > 0 && done < total) {
         long eta = (long)((double)(total - done) / rate + 0.5);
         fprintf(stderr, "  ETA %ld:%02ld:%02ld", eta / 3600, eta / 60 % 60, eta % 60);
@@ -192,12 +122,12 @@ static void draw_progress(batch_run *run, int final)
     fflush(stderr);
 }
 
-static void report_error(batch_run *run, const batch_item *it, const char *msg)
+static void report_error(batch_report *b, const batch_item *it, const char *msg)
 {
-    run->failed++;
-    clear_progress(run);
+    b->failed++;
+    clear_progress(b);
     DISPLAYLEVEL(1, "flowcut: %s\n", msg);
-    if (run->json) {
+    if (b->json) {
         printf("{\"file\": ");
         json_string(stdout, it->image);
         printf(", \"status\": \"error\", \"error\": ");
@@ -205,18 +135,19 @@ static void report_error(batch_run *run, const batch_item *it, const char *msg)
         printf("}\n");
         fflush(stdout);
     }
-    draw_progress(run, 0);
+    draw_progress(b, 0);
 }
 
-static void report_ok(batch_run *run, const batch_item *it, const seg_result *r)
+static void report(void *user, const seg_batch_outcome *r)
 {
-    run->ok++;
-    run->totals.decode += r->times.decode;
-    run->totals.model += r->times.model;
-    run->totals.build += r->times.build;
-    run->totals.solve += r->times.solve;
-    run->totals.encode += r->times.encode;
-    if (run->json) {
+    batch_report *b = user;
+    const batch_item *it = &b->list->items[b->todo[r->index]];
+    b->done++;
+    if (r->code != SEG_OK) {
+        report_error(b, it, r->error);
+        return;
+    }
+    if (b->json) {
         printf("{\"file\": ");
         json_string(stdout, it->image);
         printf(", \"status\": \"ok\", \"error\": null, \"seeds\": ");
@@ -224,252 +155,10 @@ static void report_ok(batch_run *run, const batch_item *it, const seg_result *r)
         printf(", \"mask\": ");
         json_string(stdout, it->mask);
         printf(", ");
-        seg_json_result(stdout, r);
+        seg_json_outcome(stdout, r);
         fflush(stdout);
     }
-    draw_progress(run, 0);
-}
-
-/* ---- the stages */
-
-/* Overwrites: an item is redone only when some output is missing, or with -f. */
-static int write_outputs(const batch_item *it, seg_result *r, char *msg, size_t msg_size)
-{
-    double t0 = cli_now();
-    const char *paths[3] = {it->mask, it->overlay, it->cutout};
-    for (int i = 0; i < 3; i++)
-        if (paths[i] && batch_make_parent_dirs(paths[i])) {
-            snprintf(msg, msg_size, "%s: cannot create its folder: %s", paths[i], strerror(errno));
-            return -1;
-        }
-    /* an image's outputs are one result: rendered first, written all or none */
-    img_image ov = {0}, co = {0};
-    const img_image *imgs[3] = {&r->mask};
-    size_t n = 1;
-    int rc = 0;
-    if (it->overlay && seg_overlay(r, &ov))
-        rc = -1, snprintf(msg, msg_size, "%s: out of memory", it->overlay);
-    else if (it->overlay)
-        paths[n] = it->overlay, imgs[n++] = &ov;
-    if (rc == 0 && it->cutout && seg_cutout(r, &co))
-        rc = -1, snprintf(msg, msg_size, "%s: out of memory", it->cutout);
-    else if (rc == 0 && it->cutout)
-        paths[n] = it->cutout, imgs[n++] = &co;
-    if (rc == 0)
-        rc = seg_write_pngs(n, paths, imgs, 1, msg, msg_size);
-    img_free(&ov);
-    img_free(&co);
-    r->times.encode = cli_now() - t0;
-    return rc;
-}
-
-/* Ends a task: writes its outputs or reports its failure; frees it. */
-static void finish(batch_run *run, task *t)
-{
-    const batch_item *it = &run->list->items[t->index];
-    char msg[1024];
-    int ok = !t->failed && write_outputs(it, &t->job.r, msg, sizeof msg) == 0;
-    pthread_mutex_lock(&run->lock);
-    run->done_total++;
-    if (ok)
-        report_ok(run, it, &t->job.r);
-    else
-        report_error(run, it, t->failed ? t->job.r.error : msg);
-    run->in_flight--;
-    pthread_cond_broadcast(&run->wake);
-    pthread_mutex_unlock(&run->lock);
-    seg_job_free(&t->job);
-    seg_result_free(&t->job.r);
-    free(t);
-}
-
-/* Queues t's network for a GPU, counting its vertices for the
- * back-pressure and the launches. Under run->lock. */
-static void queue_for_gpu(batch_run *run, task *t)
-{
-    run->queued_vertices += seg_job_vertices(&t->job);
-    push(&run->to_solve, t);
-}
-
-/* After a solve: another iteration goes back to a solver, else finish. On
- * the CPU path the worker solves itself. */
-static void after_solve(batch_run *run, task *t)
-{
-    for (;;) {
-        int rc = t->failed ? -1 : seg_job_next(&t->job, run->opt);
-        if (rc == 1 && run->use_gpu) {
-            pthread_mutex_lock(&run->lock);
-            queue_for_gpu(run, t);
-            pthread_cond_broadcast(&run->wake);
-            pthread_mutex_unlock(&run->lock);
-            return;
-        }
-        if (rc == 1) {
-            t->failed = seg_job_solve(&t->job, run->opt, NULL) != 0;
-            continue;
-        }
-        t->failed = rc != 0;
-        finish(run, t);
-        return;
-    }
-}
-
-/* Decodes the photo and seeds and builds the network (grid forms for the
- * GPUs: a fifth of the bytes to write, and the device lays out the CSR);
- * the item's prompt file, if any, is read first and painted over its
- * seeds. 1 on failure (the job's error says why). */
-static int start_job(batch_run *run, const batch_item *it, seg_job *job)
-{
-    const seg_options *o = run->opt;
-    seg_options with_prompts;
-    seg_prompts *p = NULL;
-    if (it->prompts) {
-        seg_error e = {0};
-        if (!(p = seg_prompts_new()) || seg_prompts_read_file(p, it->prompts, &e)) {
-            memset(job, 0, sizeof *job);
-            snprintf(job->r.error, sizeof job->r.error, "%s", p ? e.message : "out of memory");
-            job->r.code = p ? e.code : SEG_ERR_NOMEM;
-            seg_prompts_free(p);
-            return 1;
-        }
-        with_prompts = *o;
-        with_prompts.prompts = p;
-        o = &with_prompts;
-    }
-    int rc = (run->use_gpu ? seg_job_start_grid : seg_job_start)(job, it->image, it->seeds, o);
-    seg_prompts_free(p); /* read by the start alone */
-    return rc != 0;
-}
-
-static void start_task(batch_run *run, size_t index)
-{
-    const batch_item *it = &run->list->items[index];
-    task *t = calloc(1, sizeof *t);
-    if (!t) {
-        pthread_mutex_lock(&run->lock);
-        run->done_total++;
-        report_error(run, it, "out of memory");
-        run->in_flight--;
-        pthread_cond_broadcast(&run->wake);
-        pthread_mutex_unlock(&run->lock);
-        return;
-    }
-    t->index = index;
-    /* for the GPUs, grid forms: a fifth of the bytes to write, and the
-     * device lays out the CSR */
-    t->failed = start_job(run, it, &t->job);
-    if (t->failed || !run->use_gpu) {
-        if (!t->failed)
-            t->failed = seg_job_solve(&t->job, run->opt, NULL) != 0;
-        after_solve(run, t);
-        return;
-    }
-    pthread_mutex_lock(&run->lock);
-    /* back-pressure: networks are large (about 100 bytes a pixel); small
-     * ones may queue until the GPUs' launches can take them all */
-    while (run->to_solve.length >= run->max_queued && run->queued_vertices >= run->max_queued_vertices &&
-           run->gpu_threads_running)
-        pthread_cond_wait(&run->wake, &run->lock);
-    queue_for_gpu(run, t);
-    pthread_cond_broadcast(&run->wake);
-    pthread_mutex_unlock(&run->lock);
-}
-
-/* How much lower the CPU workers run than the stream threads when GPUs
- * solve: a stream thread that waits for a core leaves its GPU idle between
- * kernel launches, and as many workers as cores keep every core busy. */
-#define GPU_WORKER_NICE 5
-
-static void *cpu_worker(void *arg)
-{
-    batch_run *run = arg;
-    if (run->worker_nice > 0) { /* Linux: a thread id names this thread alone; failure costs only speed */
-        errno = 0;
-        int cur = getpriority(PRIO_PROCESS, (id_t)gettid());
-        if (errno == 0)
-            (void)setpriority(PRIO_PROCESS, (id_t)gettid(), cur + run->worker_nice);
-    }
-    pthread_mutex_lock(&run->lock);
-    for (;;) {
-        task *t = pop(&run->solved);
-        if (t) {
-            pthread_mutex_unlock(&run->lock);
-            after_solve(run, t);
-            pthread_mutex_lock(&run->lock);
-            continue;
-        }
-        if (!g_stop && run->next_todo < run->todo_count && run->in_flight < run->max_in_flight) {
-            size_t index = run->todo[run->next_todo++];
-            run->in_flight++;
-            pthread_mutex_unlock(&run->lock);
-            start_task(run, index);
-            pthread_mutex_lock(&run->lock);
-            continue;
-        }
-        if ((g_stop || run->next_todo >= run->todo_count) && run->in_flight == 0)
-            break;
-        pthread_cond_wait(&run->wake, &run->lock);
-    }
-    pthread_cond_broadcast(&run->wake);
-    pthread_mutex_unlock(&run->lock);
-    return NULL;
-}
-
-typedef struct gpu_worker_arg {
-    batch_run *run;
-    mf_gpu_solver *solver;
-} gpu_worker_arg;
-
-/* Takes the queued networks one launch solves together: up to
- * per_launch of them, MF_GPU_LAUNCH_VERTICES in all (one, however large, at
- * least). Under run->lock. */
-static int take_launch(batch_run *run, task **group)
-{
-    int k = 0;
-    int64_t vertices = 0;
-    while (k < run->per_launch && run->to_solve.head) {
-        const int64_t nv = seg_job_vertices(&run->to_solve.head->job);
-        if (k > 0 && vertices + nv > MF_GPU_LAUNCH_VERTICES)
-            break;
-        group[k++] = pop(&run->to_solve);
-        vertices += nv;
-        run->queued_vertices -= nv;
-    }
-    return k;
-}
-
-static void *gpu_worker(void *arg)
-{
-    gpu_worker_arg *g = arg;
-    batch_run *run = g->run;
-    task *group[MAX_PER_LAUNCH];
-    seg_job *jobs[MAX_PER_LAUNCH];
-    int failed[MAX_PER_LAUNCH];
-    pthread_mutex_lock(&run->lock);
-    for (;;) {
-        const int k = take_launch(run, group);
-        if (k) {
-            pthread_cond_broadcast(&run->wake); /* room in the queue */
-            pthread_mutex_unlock(&run->lock);
-            for (int i = 0; i < k; i++)
-                jobs[i] = &group[i]->job;
-            seg_jobs_solve_gpu(jobs, k, run->opt, g->solver, failed);
-            pthread_mutex_lock(&run->lock);
-            run->launches++;
-            run->launched += (size_t)k;
-            for (int i = 0; i < k; i++) {
-                group[i]->failed = failed[i];
-                push(&run->solved, group[i]);
-            }
-            pthread_cond_broadcast(&run->wake);
-            continue;
-        }
-        if ((g_stop || run->next_todo >= run->todo_count) && run->in_flight == 0)
-            break;
-        pthread_cond_wait(&run->wake, &run->lock);
-    }
-    pthread_mutex_unlock(&run->lock);
-    return NULL;
+    draw_progress(b, 0);
 }
 
 /* ---- options */
@@ -576,7 +265,7 @@ static int writable_folder(const char *option, const char *dir)
         DISPLAYLEVEL(1, "flowcut batch: %s %s: path too long\n", option, dir);
         return -1;
     }
-    if (batch_make_parent_dirs(path)) {
+    if (seg_make_parent_dirs(path)) {
         DISPLAYLEVEL(1, "flowcut batch: %s %s: cannot create folder: %s\n", option, dir, strerror(errno));
         return -1;
     }
@@ -707,43 +396,37 @@ int cmd_batch(int argc, char **argv)
     if (jobs < 1)
         jobs = 1;
 
-    /* the solving devices */
-    int device_count = 0;
-    int have_gpu = mf_gpu_compiled() && mf_gpu_available(&device_count) == MF_OK && device_count > 0;
+    /* the solving devices: --gpus, or --device N alone, or all; the
+     * scheduler checks them against the engine decision */
+    seg_batch_config cfg;
+    seg_batch_config_default(&cfg);
+    int32_t dev32[MAX_GPUS];
     if (!gpus_given && o.solve.device != 0) { /* --device N alone: that one */
         devices[0] = o.solve.device;
         ndevices = 1;
-    }
-    if (o.solve.engine == MF_ENGINE_CPU)
-        ndevices = 0;
-    if (ndevices != 0 && !have_gpu) {
-        if (o.solve.engine == MF_ENGINE_GPU || (gpus_given && ndevices > 0)) {
-            DISPLAYLEVEL(1, "flowcut batch: %s\n",
-                         mf_gpu_compiled() ? "no CUDA device is available" : "this build has no CUDA support");
-            return EXIT_FAIL;
-        }
-        ndevices = 0;
-    }
-    if (ndevices < 0) {
-        ndevices = device_count < MAX_GPUS ? device_count : MAX_GPUS;
-        for (int i = 0; i < ndevices; i++)
-            devices[i] = i;
     }
     if (ndevices == 0 && o.solve.engine == MF_ENGINE_GPU) {
         DISPLAYLEVEL(1, "flowcut batch: --engine gpu with --gpus none\n");
         return EXIT_USAGE;
     }
+    for (int i = 0; i < ndevices; i++)
+        dev32[i] = devices[i];
+    cfg.ndevices = ndevices;
+    cfg.devices = dev32;
+    cfg.jobs = (int32_t)jobs;
+    cfg.per_gpu = per_gpu;
+    cfg.per_launch = per_launch;
+    cfg.alloc_cache_bytes = alloc_cache_mb >= 0 ? alloc_cache_mb << 20 : -1;
+    cfg.overwrite = 1; /* what exists was skipped below unless -f */
+    cfg.stop = &g_stop;
 
     /* the work list */
     batch_list list = {0};
     char err[1024];
     int status = EXIT_FAIL;
-    mf_gpu_solver *solvers[MAX_GPUS * MAX_PER_GPU] = {0};
-    pthread_t threads[MAX_GPUS * MAX_PER_GPU + 4096];
-    gpu_worker_arg gargs[MAX_GPUS * MAX_PER_GPU];
-    size_t nthreads = 0;
-    batch_run run;
-    memset(&run, 0, sizeof run);
+    size_t *todo = NULL, ntodo = 0, skipped = 0;
+    seg_batch_item *items = NULL;
+    batch_report rep = {.json = json};
     const char *skip[4] = {out_dir, seeds_dir, overlay_dir, cutout_dir};
     int rc = list_path ? batch_collect_list(&list, list_path, in_dir, err, sizeof err)
                        : batch_collect_dir(&list, in_dir, recursive, skip, 4, err, sizeof err);
@@ -757,25 +440,23 @@ int cmd_batch(int argc, char **argv)
         goto done;
     }
     remove_stale_temps(&list, &start_time);
-    run.opt = &o;
-    run.list = &list;
-    run.json = json;
-    run.todo = malloc((list.count + 1) * sizeof *run.todo);
-    if (!run.todo) {
+    todo = malloc((list.count + 1) * sizeof *todo);
+    items = malloc((list.count + 1) * sizeof *items);
+    if (!todo || !items) {
         DISPLAYLEVEL(1, "flowcut batch: out of memory\n");
         goto done;
     }
-    pthread_mutex_init(&run.lock, NULL);
-    pthread_cond_init(&run.wake, NULL);
+    rep.list = &list;
+    rep.todo = todo;
     for (size_t i = 0; i < list.count; i++) {
         const batch_item *it = &list.items[i];
         if (it->problem) {
             char msg[1400];
             snprintf(msg, sizeof msg, "%s: %s", it->image, it->problem);
-            report_error(&run, it, msg);
+            report_error(&rep, it, msg);
         } else if (!force && output_done(it->mask) && (!it->overlay || output_done(it->overlay)) &&
                    (!it->cutout || output_done(it->cutout))) {
-            run.skipped++;
+            skipped++;
             if (json) {
                 printf("{\"file\": ");
                 json_string(stdout, it->image);
@@ -784,107 +465,60 @@ int cmd_batch(int argc, char **argv)
                 printf("}\n");
             }
         } else {
-            run.todo[run.todo_count++] = i;
+            items[ntodo] = (seg_batch_item){it->image, it->seeds, it->prompts, it->mask, it->overlay, it->cutout};
+            todo[ntodo++] = i;
         }
     }
-
-    if (!o.solve.threads) { /* --threads not given: each CPU worker gets its share of the
-                             * cores for the network and the solve; many images, one
-                             * thread each, one huge image, all of them */
-        long cores = mf_threads(0);
-        long workers = jobs < (long)run.todo_count ? jobs : (long)run.todo_count;
-        int share = workers > 0 && cores > workers ? (int)(cores / workers) : 1;
-        o.graph.threads = o.solve.threads = share;
-    }
-    run.progress = !no_progress && g_display_level >= 2 && isatty(STDERR_FILENO);
-    int nsolvers = ndevices * per_gpu; /* solver i on device i / per_gpu, a stream each */
-    for (int i = 0; i < nsolvers; i++) {
-        mf_error merr = {0};
-        /* stream threads sleep while their device solves: spinning, 4 a GPU
-         * would take a quarter of 16 cores from the workers that feed it */
-        if ((i % per_gpu == 0 && mf_gpu_set_wait(devices[i / per_gpu], MF_GPU_WAIT_BLOCK, &merr)) ||
-            mf_gpu_solver_create(devices[i / per_gpu], &solvers[i], &merr)) {
-            char m[512];
-            mf_error_format(&merr, m, sizeof m);
-            DISPLAYLEVEL(1, "flowcut batch: device %d: %s\n", devices[i / per_gpu], m);
-            goto done;
-        }
-    }
-    run.use_gpu = ndevices > 0;
-    run.worker_nice = run.use_gpu ? GPU_WORKER_NICE : 0;
-    if (!run.use_gpu) /* the workers solve: on the CPU, never a device that --gpus left out */
-        o.solve.engine = MF_ENGINE_CPU;
-    if (run.use_gpu || seg_cpu_skips_in_lists(&o))
-        o.graph.in_lists = 0; /* a union launch builds them on the device (a sizeable part of a build), and
-                               * a worker's one-thread CPU solve reads none */
-    run.gpu_threads_running = nsolvers;
-    run.max_queued = 2 * (size_t)(nsolvers > 0 ? nsolvers : 1);
-    run.per_launch = per_launch;
-    run.max_queued_vertices = per_launch > 1 ? (int64_t)nsolvers * MF_GPU_LAUNCH_VERTICES : 0;
-    run.max_in_flight = (size_t)jobs + run.max_queued + (size_t)nsolvers * (size_t)per_launch;
+    const size_t listed_failures = rep.failed;
+    rep.total = ntodo;
+    rep.progress = !no_progress && g_display_level >= 2 && isatty(STDERR_FILENO);
+    cfg.report = report;
+    cfg.user = &rep;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    DISPLAYLEVEL(3, "flowcut batch: %zu inputs, %zu to do, %ld workers, %d GPUs\n", list.count, run.todo_count, jobs,
-                 ndevices);
-    mf_alloc_cache_limit(alloc_cache_mb >= 0 ? (size_t)alloc_cache_mb << 20 : alloc_cache_bytes(jobs));
-    run.start = cli_now();
-    for (int i = 0; i < nsolvers; i++) {
-        gargs[i].run = &run;
-        gargs[i].solver = solvers[i];
-        if (pthread_create(&threads[nthreads], NULL, gpu_worker, &gargs[i]) == 0)
-            nthreads++;
-    }
-    size_t started_cpu = 0;
-    for (long i = 0; i < jobs && run.todo_count > 0; i++)
-        if (pthread_create(&threads[nthreads], NULL, cpu_worker, &run) == 0) {
-            nthreads++;
-            started_cpu++;
-        }
-    if (run.todo_count > 0 && started_cpu == 0)
-        cpu_worker(&run); /* no thread could start: work on this one */
-    for (size_t i = 0; i < nthreads; i++)
-        pthread_join(threads[i], NULL);
-    double wall = cli_now() - run.start;
-    mf_alloc_cache_limit(0);
+    DISPLAYLEVEL(3, "flowcut batch: %zu inputs, %zu to do, %ld workers\n", list.count, ntodo, jobs);
+    rep.start = cli_now();
+    seg_batch_stats st;
+    seg_error serr = {0};
+    rc = seg_batch_run(items, ntodo, &o, &cfg, &st, &serr);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (run.todo_count > 0)
-        draw_progress(&run, 1);
-
-    size_t not_started = run.todo_count - run.next_todo;
+    if (rc) {
+        DISPLAYLEVEL(1, "flowcut batch: %s\n", serr.message);
+        goto done;
+    }
+    if (ntodo > 0)
+        draw_progress(&rep, 1);
     DISPLAYLEVEL(1, "flowcut batch: %zu ok, %zu failed, %zu skipped (outputs exist)%s in %.1f s, %.2f images/s\n",
-                 run.ok, run.failed, run.skipped, g_stop ? ", interrupted" : "", wall,
-                 wall > 0 ? (double)run.ok / wall : 0.0);
-    if (g_stop && not_started)
-        DISPLAYLEVEL(1, "flowcut batch: %zu not started; run the same command again to resume\n", not_started);
-    if (show_time && run.ok) {
-        stage_totals *s = &run.totals;
-        double cpu = s->decode + s->model + s->build + s->encode + (run.use_gpu ? 0 : s->solve);
+                 st.ok, st.failed + listed_failures, skipped, g_stop ? ", interrupted" : "", st.seconds,
+                 st.seconds > 0 ? (double)st.ok / st.seconds : 0.0);
+    if (g_stop && st.not_started)
+        DISPLAYLEVEL(1, "flowcut batch: %zu not started; run the same command again to resume\n", st.not_started);
+    if (show_time && st.ok) {
+        const int use_gpu = st.devices > 0;
+        double cpu = st.decode_seconds + st.model_seconds + st.build_seconds + st.encode_seconds +
+                     (use_gpu ? 0 : st.solve_seconds);
         DISPLAYLEVEL(1,
                      "flowcut batch: stage seconds over %zu images: decode %.2f, model %.2f, build %.2f, "
                      "solve %.2f, encode %.2f\n",
-                     run.ok, s->decode, s->model, s->build, s->solve, s->encode);
-        DISPLAYLEVEL(1, "flowcut batch: busy: %ld CPU workers %.0f%%", jobs, 100.0 * cpu / ((double)jobs * wall));
-        if (run.use_gpu)
-            DISPLAYLEVEL(1, ", %d GPUs x %d streams solving %.0f%%; %zu launches, %.1f networks each", ndevices,
-                         per_gpu, 100.0 * s->solve / ((double)nsolvers * wall), run.launches,
-                         run.launches ? (double)run.launched / (double)run.launches : 0.0);
+                     st.ok, st.decode_seconds, st.model_seconds, st.build_seconds, st.solve_seconds,
+                     st.encode_seconds);
+        DISPLAYLEVEL(1, "flowcut batch: busy: %ld CPU workers %.0f%%", jobs,
+                     100.0 * cpu / ((double)jobs * st.seconds));
+        if (use_gpu)
+            DISPLAYLEVEL(1, ", %d GPUs x %d streams solving %.0f%%; %zu launches, %.1f networks each", st.devices,
+                         st.per_gpu, 100.0 * st.solve_seconds / ((double)st.devices * st.per_gpu * st.seconds),
+                         st.launches, st.launches ? (double)st.launched / (double)st.launches : 0.0);
         DISPLAYLEVEL(1, "\n");
     }
-    status = g_stop ? 130 : run.failed ? EXIT_FAIL : EXIT_OK;
+    status = g_stop ? 130 : (st.failed + listed_failures) ? EXIT_FAIL : EXIT_OK;
 done:
-    for (int i = 0; i < MAX_GPUS * MAX_PER_GPU; i++)
-        if (solvers[i])
-            mf_gpu_solver_destroy(solvers[i]);
-    if (run.todo) {
-        pthread_mutex_destroy(&run.lock);
-        pthread_cond_destroy(&run.wake);
-    }
-    free(run.todo);
+    free(todo);
+    free(items);
     batch_list_free(&list);
     return status;
 }

@@ -3,6 +3,7 @@
 #ifndef FLOWCUT_SEG_OUTPUT_H
 #define FLOWCUT_SEG_OUTPUT_H
 
+#include "outputs.h"
 #include "pipeline.h"
 #include "save.h"
 
@@ -12,17 +13,14 @@
 /* The fields of a finished result that close a JSON line of segment and
  * batch: size, flow, foreground, engine, device, stage times, then "}\n". */
 void seg_json_result(FILE *f, const seg_result *r);
-
-/* Overlay (background dimmed, boundary drawn) and RGBA cut-out images. */
-int seg_overlay(const seg_result *r, img_image *out);
-int seg_cutout(const seg_result *r, img_image *out);
+/* The same fields of a batch item's outcome. */
+void seg_json_outcome(FILE *f, const seg_batch_outcome *r);
 
 /* Writes an image as PNG through seg_save_file. */
 int seg_write_png(const char *path, int force, const img_image *img, char *error, size_t error_size);
 
-/* Writes n images as PNGs, all of them or none (seg_save_files): the
- * outputs of one photo (mask, overlay, cut-out) are one result. Every image
- * is encoded before the first file is created. */
+/* seg_save_pngs with the CLI's wording: a file that exists without -f
+ * (force) is refused with "PATH: already exists (use -f to overwrite)". */
 int seg_write_pngs(size_t n, const char *const *paths, const img_image *const *imgs, int force, char *error,
                    size_t error_size);
 

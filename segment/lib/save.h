@@ -53,6 +53,10 @@ void seg_out_abort(seg_out *o);
  * then exits: no locks, no allocation). */
 void seg_out_abort_all(void);
 
+/* mkdir -p of the folder part of path (mode 0777 less the umask): 0, or
+ * -1 with errno set. */
+int seg_make_parent_dirs(const char *path);
+
 /* 1 when name (no folder part) is one of the temporary names above. */
 int seg_is_temp_name(const char *name);
 

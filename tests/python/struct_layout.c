@@ -75,6 +75,31 @@ int main(void)
     FIELD(seg_cut_stats, changed_pixels); FIELD(seg_cut_stats, changed_arcs); FIELD(seg_cut_stats, flow);
     FIELD(seg_cut_stats, foreground); FIELD(seg_cut_stats, engine); FIELD(seg_cut_stats, device);
 
+    STRUCT(seg_batch_item);
+    FIELD(seg_batch_item, image); FIELD(seg_batch_item, seeds); FIELD(seg_batch_item, prompts);
+    FIELD(seg_batch_item, mask); FIELD(seg_batch_item, overlay); FIELD(seg_batch_item, cutout);
+
+    STRUCT(seg_batch_outcome);
+    FIELD(seg_batch_outcome, index); FIELD(seg_batch_outcome, code); FIELD(seg_batch_outcome, error);
+    FIELD(seg_batch_outcome, width); FIELD(seg_batch_outcome, height); FIELD(seg_batch_outcome, flow);
+    FIELD(seg_batch_outcome, foreground); FIELD(seg_batch_outcome, engine); FIELD(seg_batch_outcome, device);
+    FIELD(seg_batch_outcome, decode_seconds); FIELD(seg_batch_outcome, model_seconds);
+    FIELD(seg_batch_outcome, build_seconds); FIELD(seg_batch_outcome, solve_seconds);
+    FIELD(seg_batch_outcome, encode_seconds);
+
+    STRUCT(seg_batch_config);
+    FIELD(seg_batch_config, jobs); FIELD(seg_batch_config, ndevices); FIELD(seg_batch_config, devices);
+    FIELD(seg_batch_config, per_gpu); FIELD(seg_batch_config, per_launch);
+    FIELD(seg_batch_config, alloc_cache_bytes); FIELD(seg_batch_config, overwrite); FIELD(seg_batch_config, stop);
+    FIELD(seg_batch_config, report); FIELD(seg_batch_config, user);
+
+    STRUCT(seg_batch_stats);
+    FIELD(seg_batch_stats, ok); FIELD(seg_batch_stats, failed); FIELD(seg_batch_stats, not_started);
+    FIELD(seg_batch_stats, seconds); FIELD(seg_batch_stats, decode_seconds); FIELD(seg_batch_stats, model_seconds);
+    FIELD(seg_batch_stats, build_seconds); FIELD(seg_batch_stats, solve_seconds);
+    FIELD(seg_batch_stats, encode_seconds); FIELD(seg_batch_stats, workers); FIELD(seg_batch_stats, devices);
+    FIELD(seg_batch_stats, per_gpu); FIELD(seg_batch_stats, launches); FIELD(seg_batch_stats, launched);
+
     CONST(MF_GPU_MANY_MAX);
     CONST(MF_ENGINE_AUTO); CONST(MF_ENGINE_CPU); CONST(MF_ENGINE_GPU);
     CONST(SEG_SAVE_MASK); CONST(SEG_SAVE_OVERLAY); CONST(SEG_SAVE_CUTOUT); CONST(SEG_SAVE_SEEDS);

@@ -29,7 +29,9 @@ from flowcut import _lib  # noqa: E402
 # every ctypes.Structure of _lib and the C struct it mirrors
 MIRRORS = {"MfError": "mf_error", "MfOptions": "mf_options", "MfStats": "mf_stats", "MfResult": "mf_result",
            "MfGraph": "mf_graph", "MfArclist": "mf_arclist", "GbParams": "gb_params", "SegError": "seg_error",
-           "SegInfo": "seg_info", "SessionOptions": "seg_session_options", "CutStats": "seg_cut_stats"}
+           "SegInfo": "seg_info", "SessionOptions": "seg_session_options", "CutStats": "seg_cut_stats",
+           "SegBatchItem": "seg_batch_item", "SegBatchOutcome": "seg_batch_outcome",
+           "SegBatchConfig": "seg_batch_config", "SegBatchStats": "seg_batch_stats"}
 
 
 def c_layout():
@@ -61,6 +63,10 @@ def header_fields(name):
         for decl in m.group(1).split(";"):
             decl = re.sub(r"\[[^\]]*\]", "", decl).strip()
             if not decl:
+                continue
+            fn = re.match(r"[^(]*\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(", decl)  # a function pointer
+            if fn:
+                names.append(fn.group(1))
                 continue
             for i, part in enumerate(decl.split(",")):
                 names.append(re.findall(r"[A-Za-z_]\w*", part)[-1])

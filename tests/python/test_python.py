@@ -113,6 +113,43 @@ class TestSegment(unittest.TestCase):
         with self.assertRaisesRegex(flowcut.FlowcutError, "outside"):
             flowcut.segment(self.rgb, clicks=[(w, 0)])
 
+    def test_segment_batch(self):
+        """The library's batch scheduler: each mask is segment_files' mask,
+        a bad item fails alone with its message, outputs are refused unless
+        overwrite, progress sees every item, named GPUs must exist."""
+        d = tempfile.mkdtemp()
+        prompts = os.path.join(d, "clicks.txt")
+        with open(prompts, "w") as f:
+            f.write("fg 150,120\n")
+        items = [(self.photo, self.seeds, os.path.join(d, "a", "one.png")),
+                 {"image": os.path.join(d, "missing.png"), "seeds": self.seeds, "mask": os.path.join(d, "x.png")},
+                 {"image": self.photo, "prompts": prompts, "mask": os.path.join(d, "two.png"),
+                  "overlay": os.path.join(d, "two-overlay.png")}]
+        seen = []
+        out = flowcut.segment_batch(items, engine="cpu", jobs=2, progress=seen.append)
+        self.assertEqual([r["status"] for r in out], ["ok", "error", "ok"])
+        self.assertEqual(len(seen), 3)
+        self.assertIn("missing.png", out[1]["error"])
+        self.assertFalse(os.path.exists(os.path.join(d, "x.png")))
+        want = flowcut.segment_files(self.photo, self.seeds, engine="cpu")
+        self.assertTrue(np.array_equal(read_png(os.path.join(d, "a", "one.png")), want))
+        self.assertEqual(out[0]["foreground_pixels"], int((want == 255).sum()))
+        clicked = flowcut.segment(self.rgb, clicks=[(150, 120)], engine="cpu")
+        self.assertTrue(np.array_equal(read_png(os.path.join(d, "two.png")), clicked))
+        self.assertTrue(os.path.exists(os.path.join(d, "two-overlay.png")))
+        again = flowcut.segment_batch(items[:1], engine="cpu")
+        self.assertEqual(again[0]["status"], "error")
+        self.assertIn("already exists", again[0]["error"])
+        self.assertEqual(flowcut.segment_batch(items[:1], engine="cpu", overwrite=True)[0]["status"], "ok")
+        self.assertEqual(flowcut.segment_batch([], engine="cpu"), [])
+        with self.assertRaisesRegex(ValueError, "needs seeds, prompts"):
+            flowcut.segment_batch([{"image": self.photo, "mask": os.path.join(d, "y.png")}])
+        with self.assertRaisesRegex(ValueError, "lambda"):
+            flowcut.segment_batch(items[:1], lambda_=-1)
+        if not flowcut.gpu_available():
+            with self.assertRaisesRegex(flowcut.FlowcutError, "CUDA"):
+                flowcut.segment_batch(items[:1], gpus=[0], overwrite=True)
+
     def test_matches_cli(self):
         for args, kw in (([], {}),
                          (["--lambda", "80", "--connectivity", "4"], {"lambda_": 80, "connectivity": 4}),

@@ -172,6 +172,73 @@ int seg_segment_files(const char *image_path, const char *seed_path, const seg_o
                       seg_error *err);
 
 /* ---------------------------------------------------------------------
+ * Batch: many photos on every core and every GPU, what `flowcut batch`
+ * runs. CPU workers decode, fit the models and build the networks while
+ * a thread per device stream solves them, several photos per launch
+ * (mf_gpu_launch_takes); without a device the workers solve. Each item's
+ * outputs are written all or none (temporary name, fsync, rename); an
+ * item that fails fails alone. */
+typedef struct seg_batch_item {
+    const char *image;            /* the photo */
+    const char *seeds;            /* its seed image as o->seeds reads it, or NULL */
+    const char *prompts;          /* its prompt file (the text form above), or NULL;
+                                   * seeds, prompts or both */
+    const char *mask;             /* where its mask goes (PNG, 255 foreground) */
+    const char *overlay, *cutout; /* also these PNGs, or NULL */
+} seg_batch_item;
+
+/* What became of one item, reported as it ends. */
+typedef struct seg_batch_outcome {
+    size_t index;       /* into the items */
+    int code;           /* SEG_OK, or why it failed (SEG_ERR_*) */
+    const char *error;  /* "FILE: why" when it failed, else NULL */
+    int32_t width, height;
+    int64_t flow, foreground;
+    int engine;         /* MF_ENGINE_CPU or MF_ENGINE_GPU */
+    const char *device;
+    double decode_seconds, model_seconds, build_seconds, solve_seconds, encode_seconds;
+} seg_batch_outcome;
+
+typedef struct seg_batch_config {
+    int32_t jobs;              /* CPU workers; 0: every core */
+    int32_t ndevices;          /* -1: every usable CUDA device (none: the CPU); 0: the CPU
+                                * solves; N: devices[0..N), an error when none is usable */
+    const int32_t *devices;
+    int32_t per_gpu;           /* photos a device solves at once, a stream each (default 4) */
+    int32_t per_launch;        /* photos one launch solves together (default 16) */
+    int64_t alloc_cache_bytes; /* memory kept for the next photos' arrays instead of being
+                                * returned to the system; -1 (default): 128 MB a worker,
+                                * at most a quarter of the memory */
+    int overwrite;             /* 0: an existing output fails its item */
+    const volatile int *stop;  /* when it turns non-zero no further item starts; the
+                                * ones in flight finish (a signal handler's flag); NULL */
+    /* Called once for each item as it ends, one call at a time, from the
+     * batch's threads; outcome is valid during the call. NULL: none. */
+    void (*report)(void *user, const seg_batch_outcome *outcome);
+    void *user;
+} seg_batch_config;
+
+typedef struct seg_batch_stats {
+    size_t ok, failed, not_started; /* not started: stopped first */
+    double seconds;                 /* wall time */
+    /* stage sums over the items that succeeded */
+    double decode_seconds, model_seconds, build_seconds, solve_seconds, encode_seconds;
+    int32_t workers, devices, per_gpu;
+    size_t launches, launched;      /* GPU launches and the photos they solved */
+} seg_batch_stats;
+
+void seg_batch_config_default(seg_batch_config *c);
+
+/* Segments items[0..count) with o (the same options as `flowcut segment`;
+ * o->prompts is ignored: prompts come per item). Returns SEG_OK once every
+ * item has ended (stats, when not NULL, says how many failed), or an
+ * error when the batch could not start: no usable device where c names
+ * devices or o->solve.engine is gpu (SEG_ERR_SOLVE), out of memory. With
+ * o->solve.threads 0 each worker gets its share of the cores. */
+int seg_batch_run(const seg_batch_item *items, size_t count, const seg_options *o, const seg_batch_config *c,
+                  seg_batch_stats *stats, seg_error *err);
+
+/* ---------------------------------------------------------------------
  * Interactive session. */
 typedef struct seg_session_options {
     gb_params graph;   /* lambda, connectivity, model, the geodesic prior and

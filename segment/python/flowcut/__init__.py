@@ -8,6 +8,7 @@
     g.add_grid_tedges(ids, fg_cost, bg_cost)
     g.maxflow(); seg = g.get_grid_segments(ids)
     flowcut.maxflow_many(graphs)                    # many graphs, one GPU launch for up to 64
+    flowcut.segment_batch([(img, seeds, mask), ...])  # many files, every core and GPU
     p = flowcut.read_dimacs("net.max"); p.maxflow().value
     s = flowcut.Session(rgb, seeds); s.cut(); s.paint("foreground", 10, 10, 40, 12); s.cut()
 
@@ -18,7 +19,7 @@ from . import _lib
 from ._lib import FlowcutError
 from .graph import Graph, GraphFloat, GraphInt, maxflow_many, neighbourhood, neighborhood
 from .problem import Dynamic, Problem, Result, read_dimacs
-from .segmentation import segment, segment_files, segment_scribbles, segment_trimap
+from .segmentation import segment, segment_batch, segment_files, segment_scribbles, segment_trimap
 from .session import Session
 
 __version__ = "0.1.0"
@@ -33,5 +34,5 @@ def gpu_available():
 
 
 __all__ = ["FlowcutError", "Graph", "GraphInt", "GraphFloat", "maxflow_many", "neighbourhood", "neighborhood", "Problem", "Dynamic", "Result",
-           "read_dimacs", "segment", "segment_files", "segment_scribbles", "segment_trimap", "Session",
+           "read_dimacs", "segment", "segment_batch", "segment_files", "segment_scribbles", "segment_trimap", "Session",
            "gpu_available"]

@@ -194,6 +194,44 @@ seg_segment_files = _fn("seg_segment_files", ctypes.c_int, ctypes.c_char_p, ctyp
 seg_free = _fn("seg_free", None, vp)
 
 
+class SegBatchItem(ctypes.Structure):
+    _fields_ = [("image", ctypes.c_char_p), ("seeds", ctypes.c_char_p), ("prompts", ctypes.c_char_p),
+                ("mask", ctypes.c_char_p), ("overlay", ctypes.c_char_p), ("cutout", ctypes.c_char_p)]
+
+
+class SegBatchOutcome(ctypes.Structure):
+    _fields_ = [("index", ctypes.c_size_t), ("code", ctypes.c_int), ("error", ctypes.c_char_p),
+                ("width", ctypes.c_int32), ("height", ctypes.c_int32), ("flow", ctypes.c_int64),
+                ("foreground", ctypes.c_int64), ("engine", ctypes.c_int), ("device", ctypes.c_char_p),
+                ("decode_seconds", ctypes.c_double), ("model_seconds", ctypes.c_double),
+                ("build_seconds", ctypes.c_double), ("solve_seconds", ctypes.c_double),
+                ("encode_seconds", ctypes.c_double)]
+
+
+SEG_BATCH_REPORT = ctypes.CFUNCTYPE(None, vp, P(SegBatchOutcome))
+
+
+class SegBatchConfig(ctypes.Structure):
+    _fields_ = [("jobs", ctypes.c_int32), ("ndevices", ctypes.c_int32), ("devices", c_i32p),
+                ("per_gpu", ctypes.c_int32), ("per_launch", ctypes.c_int32), ("alloc_cache_bytes", ctypes.c_int64),
+                ("overwrite", ctypes.c_int), ("stop", P(ctypes.c_int)), ("report", SEG_BATCH_REPORT),
+                ("user", vp)]
+
+
+class SegBatchStats(ctypes.Structure):
+    _fields_ = [("ok", ctypes.c_size_t), ("failed", ctypes.c_size_t), ("not_started", ctypes.c_size_t),
+                ("seconds", ctypes.c_double), ("decode_seconds", ctypes.c_double),
+                ("model_seconds", ctypes.c_double), ("build_seconds", ctypes.c_double),
+                ("solve_seconds", ctypes.c_double), ("encode_seconds", ctypes.c_double),
+                ("workers", ctypes.c_int32), ("devices", ctypes.c_int32), ("per_gpu", ctypes.c_int32),
+                ("launches", ctypes.c_size_t), ("launched", ctypes.c_size_t)]
+
+
+seg_batch_config_default = _fn("seg_batch_config_default", None, P(SegBatchConfig))
+seg_batch_run = _fn("seg_batch_run", ctypes.c_int, P(SegBatchItem), ctypes.c_size_t, vp, P(SegBatchConfig),
+                    P(SegBatchStats), P(SegError))
+
+
 def mf_check(rc, err):
     """Raises FlowcutError with the library's message when rc != 0."""
     if rc:

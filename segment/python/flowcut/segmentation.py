@@ -182,4 +182,91 @@ def segment_files(image_path, seeds_path, *, trimap=False, return_info=False, **
     return mask
 
 
-__all__ = ["segment", "segment_trimap", "segment_scribbles", "segment_files", "FlowcutError"]
+def _batch_item(item):
+    keys = ("image", "seeds", "mask", "prompts", "overlay", "cutout")
+    if isinstance(item, dict):
+        unknown = set(item) - set(keys)
+        if unknown:
+            raise ValueError(f"a batch item has the keys {', '.join(keys)}, not {', '.join(sorted(unknown))}")
+        d = dict(item)
+    else:
+        t = tuple(item)
+        if len(t) != 3:
+            raise ValueError(f"a batch item is (image, seeds, mask) or a dict, not {item!r}")
+        d = dict(zip(("image", "seeds", "mask"), t))
+    if not d.get("image") or not d.get("mask"):
+        raise ValueError(f"a batch item needs an image and a mask path: {item!r}")
+    if not d.get("seeds") and not d.get("prompts"):
+        raise ValueError(f"a batch item needs seeds, prompts or both: {item!r}")
+    return {k: (str(d[k]).encode() if d.get(k) else None) for k in keys}
+
+
+def segment_batch(items, *, trimap=False, jobs=0, gpus="all", per_gpu=4, per_launch=16, overwrite=False,
+                  progress=None, **options):
+    """Segments many image files on every core and every GPU, as `flowcut
+    batch` does (the same scheduler, seg_batch_run), writing each mask
+    (and overlay / cut-out) as a PNG, all of an item's files or none.
+    items: (image, seeds, mask) tuples or dicts with the keys image, seeds,
+    prompts (a prompt file of clicks and a box), mask, overlay, cutout.
+    gpus: "all", "none" (the CPU) or a list of device numbers. overwrite:
+    replace existing outputs (else such an item fails). progress: called
+    with each item's result as it ends. Returns one dict per item, in the
+    items' order: status "ok" or "error", error, flow, foreground_pixels,
+    engine, device, width, height, times. Raises only when the batch cannot
+    start (ValueError for bad arguments, FlowcutError e.g. no GPU where
+    gpus names one)."""
+    rows = [_batch_item(i) for i in items]
+    n = len(rows)
+    c_items = (_lib.SegBatchItem * max(n, 1))()
+    for i, r in enumerate(rows):
+        c_items[i] = _lib.SegBatchItem(r["image"], r["seeds"], r["prompts"], r["mask"], r["overlay"], r["cutout"])
+    cfg = _lib.SegBatchConfig()
+    _lib.seg_batch_config_default(ctypes.byref(cfg))
+    for name, v, hi in (("jobs", jobs, 4096), ("per_gpu", per_gpu, 16), ("per_launch", per_launch, 32)):
+        if not isinstance(v, int) or isinstance(v, bool) or not (0 if name == "jobs" else 1) <= v <= hi:
+            raise ValueError(f"{name} must be an integer up to {hi}, not {v!r}")
+    cfg.jobs, cfg.per_gpu, cfg.per_launch, cfg.overwrite = jobs, per_gpu, per_launch, int(bool(overwrite))
+    devices = None
+    if gpus == "none":
+        cfg.ndevices = 0
+    elif gpus != "all":
+        ids = list(gpus)
+        if not ids or any(not isinstance(d, int) or d < 0 for d in ids):
+            raise ValueError(f'gpus is "all", "none" or a list of device numbers, not {gpus!r}')
+        devices = (ctypes.c_int32 * len(ids))(*ids)
+        cfg.ndevices, cfg.devices = len(ids), ctypes.cast(devices, _lib.c_i32p)
+    results = [None] * n
+    callback_error = []
+
+    def on_report(_user, out):
+        o = out.contents
+        r = {"image": rows[o.index]["image"].decode(), "mask": rows[o.index]["mask"].decode(),
+             "status": "ok" if o.code == 0 else "error",
+             "error": o.error.decode("utf-8", "replace") if o.code else None}
+        if o.code == 0:
+            r.update({"width": o.width, "height": o.height, "flow": o.flow, "foreground_pixels": o.foreground,
+                      "engine": "gpu" if o.engine == _lib.MF_ENGINE_GPU else "cpu",
+                      "device": (o.device or b"").decode(),
+                      "times": {"decode": o.decode_seconds, "model": o.model_seconds, "build": o.build_seconds,
+                                "solve": o.solve_seconds, "encode": o.encode_seconds}})
+        results[o.index] = r
+        if progress is not None and not callback_error:
+            try:
+                progress(r)
+            except BaseException as e:  # raised after the batch, not through C
+                callback_error.append(e)
+
+    cfg.report = _lib.SEG_BATCH_REPORT(on_report)
+    o = _options("trimap" if trimap else "labels", options)
+    try:
+        stats, err = _lib.SegBatchStats(), _lib.SegError()
+        _lib.seg_check(_lib.seg_batch_run(c_items, n, o, ctypes.byref(cfg), ctypes.byref(stats), ctypes.byref(err)),
+                       err)
+    finally:
+        _lib.seg_options_free(o)
+    if callback_error:
+        raise callback_error[0]
+    return results
+
+
+__all__ = ["segment", "segment_trimap", "segment_scribbles", "segment_files", "segment_batch", "FlowcutError"]
