@@ -18,6 +18,23 @@ say() { printf 'quickstart: %s\n' "$*"; }
 die() { printf 'quickstart: error: %s\n' "$*" >&2; exit 1; }
 BUILD=${FLOWCUT_BUILD_DIR:-$ROOT/build-quickstart}
 LOG=$BUILD/quickstart.log
+OUT=${OUT_DIR:-$ROOT/examples/out}
+# run with sudo from one's own checkout: what this script makes inside the
+# checkout (the build folder, the sample's outputs) goes back to the
+# checkout's owner on exit, so that later builds and runs without sudo can
+# write there
+OWNER=""
+if [ "$(id -u)" -eq 0 ] && [ -n "${SUDO_UID:-}" ] && [ "$(stat -c %u "$ROOT")" = "$SUDO_UID" ]; then
+    OWNER=$SUDO_UID:$(stat -c %g "$ROOT")
+fi
+give_back() {
+    [ -n "$OWNER" ] || return 0
+    local d
+    for d in "$BUILD" "$OUT"; do
+        case "$d" in "$ROOT"/?*) [ ! -e "$d" ] || chown -R "$OWNER" "$d" ;; esac
+    done
+}
+trap give_back EXIT
 mkdir -p "$BUILD"
 : >"$LOG"
 
@@ -96,8 +113,7 @@ LIBDIR=$(installed libflowcut.so.0)
 PYDIR=$(installed flowcut/__init__.py)
 [ -x "$FLOWCUT" ] || die "$FLOWCUT was not installed (log: $LOG)"
 
-# 5. segment the bundled photo with its seeds (red = foreground, blue = background)
-OUT=${OUT_DIR:-$ROOT/examples/out}
+# 5. segment the bundled photo with its seeds (a label PNG: 1 foreground, 2 background)
 mkdir -p "$OUT"
 json=$("$FLOWCUT" segment examples/coffee.png --seeds examples/coffee-seeds.png -o "$OUT/coffee-mask.png" \
        --overlay "$OUT/coffee-overlay.png" --cutout "$OUT/coffee-cutout.png" -f --json) ||
