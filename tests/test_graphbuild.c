@@ -335,9 +335,9 @@ static void test_grid_form_is_the_network(void **state)
                 p.in_lists = 1;
                 /* the weights and seed capacity are left to the solver; a
                  * distance beyond the table is refused, not read */
-                assert_non_null(grid.sim);
+                assert_non_null(grid.table);
                 const int32_t keep = grid.w[0];
-                grid.w[0] = grid.sim_size;
+                grid.w[0] = grid.table_size;
                 mf_graph bad;
                 assert_int_equal(gb_grid_to_graph(&grid, 1, threads, &bad), GB_ERR_INVALID);
                 grid.w[0] = keep;

@@ -270,17 +270,17 @@ static void random_grid(int32_t w, int32_t h, int nd, int all_terminals, int pen
     }
     g->flow_offset = rnd(&st, 0, 1000);
     if (pending) {
-        g->sim_size = rnd(&st, 1, 3000);
-        g->sim = mf_alloc_big(sizeof(double) * (size_t)g->sim_size);
-        assert_non_null(g->sim);
-        for (int32_t c = 0; c < g->sim_size; c++)
-            g->sim[c] = (double)rnd(&st, 0, 1 << 30) / (double)(1 << 30);
-        g->wscale = 64.0 * rnd(&st, 1, 150);
+        g->table_size = rnd(&st, 1, 3000);
+        g->table = mf_alloc_big(sizeof(double) * (size_t)g->table_size);
+        assert_non_null(g->table);
+        for (int32_t c = 0; c < g->table_size; c++)
+            g->table[c] = (double)rnd(&st, 0, 1 << 30) / (double)(1 << 30);
+        g->table_scale = 64.0 * rnd(&st, 1, 150);
         for (int64_t i = 0; i < npx * nd; i++)
-            g->w[i] = rnd(&st, 0, 9) == 0 ? -1 : rnd(&st, 0, g->sim_size - 1);
+            g->w[i] = rnd(&st, 0, 9) == 0 ? -1 : rnd(&st, 0, g->table_size - 1);
         for (int64_t i = 0; i < npx; i++) /* seeds; their sign keeps the row counts */
             if (rnd(&st, 0, 7) == 0)
-                g->term[i] = g->term[i] > 0 ? MF_GRID_SEED : g->term[i] < 0 ? -MF_GRID_SEED : g->term[i];
+                g->term[i] = g->term[i] > 0 ? MF_GRID_HARD : g->term[i] < 0 ? -MF_GRID_HARD : g->term[i];
     }
 }
 

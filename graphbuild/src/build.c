@@ -539,7 +539,7 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     if (grid) {
         /* the weights and the seeds' capacity are left to the solver: w
          * keeps the distances, and seeds are marked (mf_grid) */
-        b->K = MF_GRID_SEED;
+        b->K = MF_GRID_HARD;
     } else {
         run_pass(b, pass_weights, threads);
         set_seed_cap(b, threads);
@@ -556,7 +556,7 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
             sim_size--;
         *grid = (mf_grid){.width = width, .height = height, .nd = nd, .all_terminals = all_terminals,
                           .w = b->w, .term = b->term, .row_sources = b->row_sources, .row_sinks = b->row_sinks,
-                          .flow_offset = offset, .sim = b->similarity, .sim_size = sim_size, .wscale = b->wscale};
+                          .flow_offset = offset, .table = b->similarity, .table_size = sim_size, .table_scale = b->wscale};
         b->w = b->term = b->row_sources = b->row_sinks = NULL;
         b->similarity = NULL;
         goto done;
@@ -664,7 +664,7 @@ int gb_grid_to_graph(const mf_grid *grid, int in_lists, int threads, mf_graph *g
         threads = 1;
     int rc = GB_OK;
     int32_t *w = NULL, *term = NULL; /* the weights and capacities the grid left to the solver */
-    if (grid->sim) {
+    if (grid->table) {
         const int64_t pairs = npx * grid->nd;
         w = mf_alloc_big(sizeof(int32_t) * (size_t)pairs);
         term = mf_alloc_big(sizeof(int32_t) * (size_t)npx);
@@ -673,20 +673,20 @@ int gb_grid_to_graph(const mf_grid *grid, int in_lists, int threads, mf_graph *g
             goto done;
         }
         for (int64_t i = 0; i < pairs; i++) {
-            if (grid->w[i] >= grid->sim_size) {
+            if (grid->w[i] >= grid->table_size) {
                 rc = GB_ERR_INVALID;
                 goto done;
             }
             w[i] = grid->w[i];
         }
         b->w = w;
-        b->similarity = grid->sim;
-        b->wscale = grid->wscale;
+        b->similarity = grid->table;
+        b->wscale = grid->table_scale;
         run_pass(b, pass_weights, threads);
         set_seed_cap(b, threads);
         for (int64_t i = 0; i < npx; i++) {
             const int32_t t = grid->term[i];
-            term[i] = t == MF_GRID_SEED ? b->K : t == -MF_GRID_SEED ? -b->K : t;
+            term[i] = t == MF_GRID_HARD ? b->K : t == -MF_GRID_HARD ? -b->K : t;
         }
         b->term = term;
     }

@@ -60,8 +60,8 @@ static uint64_t grid_hash(const mf_grid *g, const char *name)
     h = fnv(h, g->term, sizeof(int32_t) * (size_t)npx);
     h = fnv(h, g->row_sources, sizeof(int32_t) * (size_t)g->height);
     h = fnv(h, g->row_sinks, sizeof(int32_t) * (size_t)g->height);
-    if (g->sim)
-        h = fnv(h, g->sim, sizeof(double) * (size_t)g->sim_size);
+    if (g->table)
+        h = fnv(h, g->table, sizeof(double) * (size_t)g->table_size);
     return fnv(h, &g->flow_offset, sizeof g->flow_offset);
 }
 

@@ -393,43 +393,11 @@ int mf_gpu_solve_many(mf_gpu_solver *s, const mf_graph *const *networks, int k, 
  * in all; at most max_networks (and MF_GPU_MANY_MAX) networks and
  * MF_GPU_LAUNCH_VERTICES vertices, and always the first. */
 int mf_gpu_launch_takes(int32_t taken, int64_t taken_vertices, int64_t next_vertices, int32_t max_networks);
-/* A photo's grid network in compact form (graphbuild's gb_build_grid):
- * what a CSR network of it would carry, 20 bytes a pixel instead of about
- * 100, expanded into the CSR on the device by mf_gpu_solve_many_grids.
- * Pixels p = y * width + x, then the source (width * height) and the sink
- * (+ 1). nd forward directions a pixel: E, S (nd 2) and SE, SW (nd 4);
- * w[p * nd + d] is the capacity both ways of the n-link from p to its
- * neighbour d where that neighbour exists. term[p] > 0: the arc source -> p
- * of that capacity; < 0: p -> sink of -term[p]; all_terminals: both arcs
- * at every pixel, zero or not. row_sources[y], row_sinks[y]: the source
- * and sink arcs of row y. The CSR network it stands for: pixel p's arcs
- * are its n-links in direction order, then its sink arc; the source's
- * arcs follow every pixel's, by pixel; the sink has none. */
-typedef struct mf_grid {
-    int32_t width, height, nd, all_terminals;
-    int32_t *w, *term;
-    int32_t *row_sources, *row_sinks;
-    int64_t flow_offset; /* pre-cancelled terminal capacity, added to the value */
-    /* Weights and seeds left to the solver (gb_build_grid sets them), or
-     * sim NULL. Then w[p * nd + d] holds the pair's squared colour distance
-     * c (-1 where no neighbour; below sim_size), whose weight is
-     * (int32_t)(wscale * sim[c] / dist + 0.5), dist 1 for E and S, sqrt 2
-     * for SE and SW; and term[p] = MF_GRID_SEED (-MF_GRID_SEED) marks a
-     * foreground (background) seed of capacity K = 1 + the largest sum of
-     * the weights of one pixel's n-links (graphbuild's seed capacity). */
-    double *sim;
-    int32_t sim_size;
-    double wscale;
-} mf_grid;
-#define MF_GRID_SEED INT32_MAX
-void mf_grid_free(mf_grid *grid);
-/* mf_gpu_solve_many for grid networks: each expanded on the device into
- * the network above, so the same value and the same canonical cut. */
-int mf_gpu_solve_many_grids(mf_gpu_solver *s, const mf_grid *const *grids, int k, const mf_options *opt,
-                            mf_result *res, mf_error *err);
 void mf_gpu_solver_destroy(mf_gpu_solver *s);
 /* 1 when this library was built with the CUDA engine. */
 int mf_gpu_compiled(void);
+/* Grid networks in compact form, for the device: flowcut/maxflow_grid.h
+ * (included at the end). */
 
 /* ---------------------------------------------------------------------
  * Warm re-solve after capacity changes (dynamic max-flow, after Kannappan,
@@ -541,4 +509,7 @@ int mf_gen_matching(int32_t left, int32_t right, int32_t mean_degree, uint64_t s
 #ifdef __cplusplus
 }
 #endif
+
+#include "flowcut/maxflow_grid.h"
+
 #endif

@@ -81,7 +81,7 @@ struct mf_gpu_solver {
     unsigned long long *part_values;
     int32_t *grid_buf;     /* mf_gpu_solve_many_grids: the parts' compact forms */
     int64_t grid_cap;      /* its size in int32 */
-    double *sim_buf;       /* their similarity tables (mf_grid.sim) */
+    double *sim_buf;       /* their similarity tables (mf_grid.table) */
     int64_t sim_cap;       /* its size in doubles */
     int32_t *grid_k;       /* per part, the largest n-link weight sum (seed capacity - 1) */
 };

@@ -1,6 +1,6 @@
 /* Grid forms (mf_grid) expanded on the device into the CSR network that
  * graphbuild would have built on the host (gb_grid_to_graph), to the bit:
- * the weights from the squared colour distances and the seeds' capacity
+ * the capacities from the table indices and the hard terminals' capacity
  * with the arithmetic of flowcut_nlink.h, which graphbuild compiles too,
  * then the arcs laid out as graphbuild lays them out. */
 #include "gpu_engine.cuh"
@@ -12,11 +12,11 @@
 struct grid_part {
     const int32_t *__restrict__ w, *__restrict__ term;
     const int32_t *__restrict__ row_out, *__restrict__ row_in, *__restrict__ row_src;
-    const int32_t *__restrict__ kmax; /* seeds marked (MF_GRID_SEED): their K is *kmax + 1; NULL: none */
+    const int32_t *__restrict__ kmax; /* hard terminals (MF_GRID_HARD): *kmax + 1; NULL: none */
     int32_t width, height, nd, all_terminals;
 };
 
-/* A grid part's weights from its squared colour distances, in place:
+/* A grid part's capacities from its table indices, in place:
  * fc_nlink_weight, graphbuild's arithmetic to the bit (flowcut_nlink.h). */
 __global__ void __launch_bounds__(256) grid_weights(int32_t *__restrict__ w, int64_t pairs, int nd,
                                                     const double *__restrict__ sim, int32_t sim_size, double wscale)
@@ -28,8 +28,8 @@ __global__ void __launch_bounds__(256) grid_weights(int32_t *__restrict__ w, int
 }
 
 /* The largest n-link weight sum of one pixel (fc_nlink_weight_sum, as
- * graphbuild's pass_kmax) into *kmax (zeroed before): the seeds' capacity
- * is one more. */
+ * graphbuild's pass_kmax) into *kmax (zeroed before): the hard terminals'
+ * capacity is one more. */
 __global__ void __launch_bounds__(256) grid_kmax(const int32_t *__restrict__ w, int32_t W, int32_t H, int nd,
                                                  int32_t *kmax)
 {
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(256) grid_expand(dev_state d, part_map p, grid
                     nin += bx >= 0 && bx < W && by >= 0;
                 }
                 t = g.term[pi];
-                if (g.kmax && (t == MF_GRID_SEED || t == -MF_GRID_SEED))
+                if (g.kmax && (t == MF_GRID_HARD || t == -MF_GRID_HARD))
                     t = t > 0 ? *g.kmax + 1 : -(*g.kmax + 1);
                 snk = g.all_terminals || t < 0;
                 src = g.all_terminals || t > 0;
@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(256) grid_expand(dev_state d, part_map p, grid
 int grid_shape(const mf_grid *g, part_shape *sh, int64_t *nlinks_out)
 {
     if (!g || !g->w || !g->term || !g->row_sources || !g->row_sinks || g->width < 1 || g->height < 1 ||
-        (g->nd != 2 && g->nd != 4) || (g->sim && (g->sim_size < 1 || !(g->wscale >= 0))))
+        (g->nd != 2 && g->nd != 4) || (g->table && (g->table_size < 1 || !(g->table_scale >= 0))))
         return -1;
     const int64_t W = g->width, H = g->height, npx = W * H;
     if (npx + 2 > INT32_MAX / 2 || npx * (g->nd + 2) > (INT32_MAX >> 1))
@@ -212,14 +212,14 @@ int upload_grid_part(mf_gpu_solver *s, const mf_grid *g, int i, const part_map &
     *gpos += npx * (g->nd + 1) + 3 * (int64_t)H;
     {
         const int32_t *kmax = NULL;
-        if (g->sim) { /* the weights and the seeds' capacity, on the device */
+        if (g->table) { /* the capacities and the hard terminals', on the device */
             double *dsim = s->sim_buf + *spos;
-            CUDA_TRY(cudaMemcpyAsync(dsim, g->sim, (size_t)g->sim_size * 8, cudaMemcpyHostToDevice, st));
-            *spos += g->sim_size;
+            CUDA_TRY(cudaMemcpyAsync(dsim, g->table, (size_t)g->table_size * 8, cudaMemcpyHostToDevice, st));
+            *spos += g->table_size;
             CUDA_TRY(cudaMemsetAsync(s->grid_k + i, 0, sizeof(int32_t), st));
             const int64_t pairs = npx * g->nd;
             const int wb = pairs / 256 + 1 < s->sm_count * 8 ? (int)(pairs / 256 + 1) : s->sm_count * 8;
-            grid_weights<<<wb, 256, 0, st>>>(dw, pairs, g->nd, dsim, g->sim_size, g->wscale);
+            grid_weights<<<wb, 256, 0, st>>>(dw, pairs, g->nd, dsim, g->table_size, g->table_scale);
             const int kb = npx / 256 + 1 < s->sm_count * 8 ? (int)(npx / 256 + 1) : s->sm_count * 8;
             grid_kmax<<<kb, 256, 0, st>>>(dw, W, H, g->nd, s->grid_k + i);
             kmax = s->grid_k + i;

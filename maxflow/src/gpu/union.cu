@@ -126,7 +126,7 @@ static int measure_parts(union_job *u, mf_error *err)
             const mf_grid *g = u->grids[i];
             u->grid_ints += (int64_t)sh.inner * (g->nd + 1) + 3 * (int64_t)g->height;
             u->prefix_ints += 3 * (int64_t)g->height;
-            u->sims += g->sim ? g->sim_size : 0;
+            u->sims += g->table ? g->table_size : 0;
             /* add_facts' reading without the pass: at most 2 nd n-links
              * and two terminal arcs a pixel; the n-links two-way */
             const int32_t deg = 2 * g->nd + 2;

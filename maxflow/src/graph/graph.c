@@ -163,7 +163,7 @@ void mf_grid_free(mf_grid *grid)
     mf_free_big(grid->term);
     mf_free_big(grid->row_sources);
     mf_free_big(grid->row_sinks);
-    mf_free_big(grid->sim);
+    mf_free_big(grid->table);
     memset(grid, 0, sizeof *grid);
 }
 
