@@ -279,7 +279,18 @@ static int writable_folder(const char *option, const char *dir)
     return 0;
 }
 
-int cmd_batch(int argc, char **argv)
+/* The command line, parsed. */
+typedef struct batch_args {
+    seg_options o;
+    const char *in_dir, *out_dir, *seeds_dir, *list_path, *overlay_dir, *cutout_dir;
+    int recursive, force, json, show_time, no_progress, shard_k, shard_n, trimap;
+    int devices[MAX_GPUS], ndevices, gpus_given, per_gpu, per_launch;
+    long jobs;
+    int64_t alloc_cache_mb; /* -1: the scheduler's default */
+} batch_args;
+
+/* Parses argv into a; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, batch_args *a)
 {
     enum {
         O_SEEDS_DIR = 256, O_TRIMAP_DIR, O_LIST, O_OVERLAY_DIR, O_CUTOUT_DIR, O_JOBS, O_GPUS, O_SHARD, O_JSON,
@@ -299,73 +310,73 @@ int cmd_batch(int argc, char **argv)
         {"alloc-cache", required_argument, NULL, O_ALLOC_CACHE},
         {"quiet", no_argument, NULL, 'q'},                 {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    seg_options o;
-    seg_options_default(&o);
-    const char *out_dir = NULL, *seeds_dir = NULL, *list_path = NULL, *overlay_dir = NULL, *cutout_dir = NULL;
     const char *seed_file = NULL; /* --seeds or --trimap: segment's, refused here */
-    int recursive = 0, force = 0, json = 0, show_time = 0, no_progress = 0, shard_k = 1, shard_n = 1, c;
-    int trimap = 0, devices[MAX_GPUS], ndevices = -1, gpus_given = 0, per_gpu = 4, per_launch = 16;
-    long jobs = mf_threads(0);
-    int64_t alloc_cache_mb = -1; /* -1: alloc_cache_bytes decides */
     int64_t iv;
-    struct timespec start_time; /* temporary files older than this are no writer's of this run */
-    clock_gettime(CLOCK_REALTIME, &start_time);
+    int c;
+    memset(a, 0, sizeof *a);
+    seg_options_default(&a->o);
+    a->shard_k = a->shard_n = 1;
+    a->ndevices = -1;
+    a->per_gpu = 4;
+    a->per_launch = 16;
+    a->jobs = mf_threads(0);
+    a->alloc_cache_mb = -1;
     optind = 1;
     opterr = 0;
-    while ((c = seg_next_option(argc, argv, ":o:rfqh", longopts, &o, &seed_file, "flowcut batch")) != -1) {
+    while ((c = seg_next_option(argc, argv, ":o:rfqh", longopts, &a->o, &seed_file, "flowcut batch")) != -1) {
         switch (c) {
         case SEG_BAD_OPTION: return EXIT_USAGE;
-        case 'o': out_dir = optarg; break;
-        case O_SEEDS_DIR: seeds_dir = optarg; trimap = 0; break;
-        case O_TRIMAP_DIR: seeds_dir = optarg; trimap = 1; break;
-        case 'r': recursive = 1; break;
-        case O_LIST: list_path = optarg; break;
-        case O_OVERLAY_DIR: overlay_dir = optarg; break;
-        case O_CUTOUT_DIR: cutout_dir = optarg; break;
+        case 'o': a->out_dir = optarg; break;
+        case O_SEEDS_DIR: a->seeds_dir = optarg; a->trimap = 0; break;
+        case O_TRIMAP_DIR: a->seeds_dir = optarg; a->trimap = 1; break;
+        case 'r': a->recursive = 1; break;
+        case O_LIST: a->list_path = optarg; break;
+        case O_OVERLAY_DIR: a->overlay_dir = optarg; break;
+        case O_CUTOUT_DIR: a->cutout_dir = optarg; break;
         case O_JOBS:
             if (parse_i64(optarg, 1, 4096, &iv)) {
                 DISPLAYLEVEL(1, "flowcut batch: --jobs needs 1..4096\n");
                 return EXIT_USAGE;
             }
-            jobs = (long)iv;
+            a->jobs = (long)iv;
             break;
         case O_GPUS:
-            if (parse_gpus(optarg, devices, &ndevices)) {
+            if (parse_gpus(optarg, a->devices, &a->ndevices)) {
                 DISPLAYLEVEL(1, "flowcut batch: --gpus takes all, none or device numbers like 0,1\n");
                 return EXIT_USAGE;
             }
-            gpus_given = 1;
+            a->gpus_given = 1;
             break;
         case O_SHARD:
-            if (parse_shard(optarg, &shard_k, &shard_n)) {
+            if (parse_shard(optarg, &a->shard_k, &a->shard_n)) {
                 DISPLAYLEVEL(1, "flowcut batch: --shard takes K/N with 1 <= K <= N\n");
                 return EXIT_USAGE;
             }
             break;
-        case O_JSON: json = 1; break;
-        case O_TIME: show_time = 1; break;
-        case O_NO_PROGRESS: no_progress = 1; break;
+        case O_JSON: a->json = 1; break;
+        case O_TIME: a->show_time = 1; break;
+        case O_NO_PROGRESS: a->no_progress = 1; break;
         case O_PER_GPU:
             if (parse_i64(optarg, 1, MAX_PER_GPU, &iv)) {
                 DISPLAYLEVEL(1, "flowcut batch: --per-gpu needs 1..%d\n", MAX_PER_GPU);
                 return EXIT_USAGE;
             }
-            per_gpu = (int)iv;
+            a->per_gpu = (int)iv;
             break;
         case O_PER_LAUNCH:
             if (parse_i64(optarg, 1, MAX_PER_LAUNCH, &iv)) {
                 DISPLAYLEVEL(1, "flowcut batch: --per-launch needs 1..%d\n", MAX_PER_LAUNCH);
                 return EXIT_USAGE;
             }
-            per_launch = (int)iv;
+            a->per_launch = (int)iv;
             break;
         case O_ALLOC_CACHE:
-            if (parse_i64(optarg, 0, (int64_t)1 << 30, &alloc_cache_mb)) {
+            if (parse_i64(optarg, 0, (int64_t)1 << 30, &a->alloc_cache_mb)) {
                 DISPLAYLEVEL(1, "flowcut batch: --alloc-cache needs megabytes, 0..%lld\n", (long long)1 << 30);
                 return EXIT_USAGE;
             }
             break;
-        case 'f': force = 1; break;
+        case 'f': a->force = 1; break;
         case 'q': g_display_level = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         default:
@@ -377,65 +388,128 @@ int cmd_batch(int argc, char **argv)
         DISPLAYLEVEL(1, "flowcut batch: use --seeds-dir or --trimap-dir (a folder of seed files)\n");
         return EXIT_USAGE;
     }
-    const char *in_dir = optind < argc ? argv[optind] : NULL;
-    if (argc - optind > 1 || (!in_dir && !list_path) || !out_dir || !seeds_dir) {
+    a->in_dir = optind < argc ? argv[optind] : NULL;
+    if (argc - optind > 1 || (!a->in_dir && !a->list_path) || !a->out_dir || !a->seeds_dir) {
         cli_usage_error("flowcut batch", "needs IN_DIR (or --list FILE), -o OUT_DIR and --seeds-dir or --trimap-dir");
         return EXIT_USAGE;
     }
-    /* the folders, before any photo is decoded: one line for a folder
-     * that is wrong, not one per photo after all were solved */
-    if ((!list_path && readable_folder("", in_dir)) ||
-        readable_folder(trimap ? "--trimap-dir " : "--seeds-dir ", seeds_dir) || writable_folder("-o", out_dir) ||
-        (overlay_dir && writable_folder("--overlay-dir", overlay_dir)) ||
-        (cutout_dir && writable_folder("--cutout-dir", cutout_dir)))
-        return EXIT_FAIL;
-    if (trimap)
-        o.seeds = SEG_SEEDS_TRIMAP;
-    else if (o.seeds == SEG_SEEDS_TRIMAP)
-        o.seeds = SEG_SEEDS_LABELS;
-    if (jobs < 1)
-        jobs = 1;
-
-    /* the solving devices: --gpus, or --device N alone, or all; the
-     * scheduler checks them against the engine decision */
-    seg_batch_config cfg;
-    seg_batch_config_default(&cfg);
-    int32_t dev32[MAX_GPUS];
-    if (!gpus_given && o.solve.device != 0) { /* --device N alone: that one */
-        devices[0] = o.solve.device;
-        ndevices = 1;
+    if (a->trimap)
+        a->o.seeds = SEG_SEEDS_TRIMAP;
+    else if (a->o.seeds == SEG_SEEDS_TRIMAP)
+        a->o.seeds = SEG_SEEDS_LABELS;
+    if (!a->gpus_given && a->o.solve.device != 0) { /* --device N alone: that one */
+        a->devices[0] = a->o.solve.device;
+        a->ndevices = 1;
     }
-    if (ndevices == 0 && o.solve.engine == MF_ENGINE_GPU) {
+    if (a->ndevices == 0 && a->o.solve.engine == MF_ENGINE_GPU) {
         DISPLAYLEVEL(1, "flowcut batch: --engine gpu with --gpus none\n");
         return EXIT_USAGE;
     }
-    for (int i = 0; i < ndevices; i++)
-        dev32[i] = devices[i];
-    cfg.ndevices = ndevices;
+    return -1;
+}
+
+/* Sorts the listed images into the run's items (todo[i]: the list index
+ * of item i), those already done (their outputs exist, without -f) and
+ * those that cannot be processed, which are reported here. */
+static void select_work(const batch_args *a, const batch_list *list, batch_report *rep, seg_batch_item *items,
+                        size_t *todo, size_t *ntodo, size_t *skipped)
+{
+    for (size_t i = 0; i < list->count; i++) {
+        const batch_item *it = &list->items[i];
+        if (it->problem) {
+            char msg[1400];
+            snprintf(msg, sizeof msg, "%s: %s", it->image, it->problem);
+            report_error(rep, it, msg);
+        } else if (!a->force && output_done(it->mask) && (!it->overlay || output_done(it->overlay)) &&
+                   (!it->cutout || output_done(it->cutout))) {
+            (*skipped)++;
+            if (a->json) {
+                printf("{\"file\": ");
+                json_string(stdout, it->image);
+                printf(", \"status\": \"skipped\", \"error\": null, \"mask\": ");
+                json_string(stdout, it->mask);
+                printf("}\n");
+            }
+        } else {
+            items[*ntodo] = (seg_batch_item){it->image, it->seeds, it->prompts, it->mask, it->overlay, it->cutout};
+            todo[(*ntodo)++] = i;
+        }
+    }
+}
+
+static void print_summary(const batch_args *a, const seg_batch_stats *st, size_t failed, size_t skipped)
+{
+    DISPLAYLEVEL(1, "flowcut batch: %zu ok, %zu failed, %zu skipped (outputs exist)%s in %.1f s, %.2f images/s\n",
+                 st->ok, failed, skipped, g_stop ? ", interrupted" : "", st->seconds,
+                 st->seconds > 0 ? (double)st->ok / st->seconds : 0.0);
+    if (g_stop && st->not_started)
+        DISPLAYLEVEL(1, "flowcut batch: %zu not started; run the same command again to resume\n", st->not_started);
+    if (!a->show_time || !st->ok)
+        return;
+    const int use_gpu = st->devices > 0;
+    double cpu = st->decode_seconds + st->model_seconds + st->build_seconds + st->encode_seconds +
+                 (use_gpu ? 0 : st->solve_seconds);
+    DISPLAYLEVEL(1,
+                 "flowcut batch: stage seconds over %zu images: decode %.2f, model %.2f, build %.2f, "
+                 "solve %.2f, encode %.2f\n",
+                 st->ok, st->decode_seconds, st->model_seconds, st->build_seconds, st->solve_seconds,
+                 st->encode_seconds);
+    DISPLAYLEVEL(1, "flowcut batch: busy: %ld CPU workers %.0f%%", a->jobs,
+                 100.0 * cpu / ((double)a->jobs * st->seconds));
+    if (use_gpu)
+        DISPLAYLEVEL(1, ", %d GPUs x %d streams solving %.0f%%; %zu launches, %.1f networks each", st->devices,
+                     st->per_gpu, 100.0 * st->solve_seconds / ((double)st->devices * st->per_gpu * st->seconds),
+                     st->launches, st->launches ? (double)st->launched / (double)st->launches : 0.0);
+    DISPLAYLEVEL(1, "\n");
+}
+
+int cmd_batch(int argc, char **argv)
+{
+    batch_args a;
+    struct timespec start_time; /* temporary files older than this are no writer's of this run */
+    clock_gettime(CLOCK_REALTIME, &start_time);
+    int status = parse_args(argc, argv, &a);
+    if (status >= 0)
+        return status;
+    /* the folders, before any photo is decoded: one line for a folder
+     * that is wrong, not one per photo after all were solved */
+    if ((!a.list_path && readable_folder("", a.in_dir)) ||
+        readable_folder(a.trimap ? "--trimap-dir " : "--seeds-dir ", a.seeds_dir) ||
+        writable_folder("-o", a.out_dir) || (a.overlay_dir && writable_folder("--overlay-dir", a.overlay_dir)) ||
+        (a.cutout_dir && writable_folder("--cutout-dir", a.cutout_dir)))
+        return EXIT_FAIL;
+
+    /* the scheduler's settings; it checks the devices against the engine decision */
+    seg_batch_config cfg;
+    seg_batch_config_default(&cfg);
+    int32_t dev32[MAX_GPUS];
+    for (int i = 0; i < a.ndevices; i++)
+        dev32[i] = a.devices[i];
+    cfg.ndevices = a.ndevices;
     cfg.devices = dev32;
-    cfg.jobs = (int32_t)jobs;
-    cfg.per_gpu = per_gpu;
-    cfg.per_launch = per_launch;
-    cfg.alloc_cache_bytes = alloc_cache_mb >= 0 ? alloc_cache_mb << 20 : -1;
-    cfg.overwrite = 1; /* what exists was skipped below unless -f */
+    cfg.jobs = (int32_t)a.jobs;
+    cfg.per_gpu = a.per_gpu;
+    cfg.per_launch = a.per_launch;
+    cfg.alloc_cache_bytes = a.alloc_cache_mb >= 0 ? a.alloc_cache_mb << 20 : -1;
+    cfg.overwrite = 1; /* what exists was skipped unless -f */
     cfg.stop = &g_stop;
 
     /* the work list */
     batch_list list = {0};
     char err[1024];
-    int status = EXIT_FAIL;
+    status = EXIT_FAIL;
     size_t *todo = NULL, ntodo = 0, skipped = 0;
     seg_batch_item *items = NULL;
-    batch_report rep = {.json = json};
-    const char *skip[4] = {out_dir, seeds_dir, overlay_dir, cutout_dir};
-    int rc = list_path ? batch_collect_list(&list, list_path, in_dir, err, sizeof err)
-                       : batch_collect_dir(&list, in_dir, recursive, skip, 4, err, sizeof err);
+    batch_report rep = {.json = a.json};
+    const char *skip[4] = {a.out_dir, a.seeds_dir, a.overlay_dir, a.cutout_dir};
+    int rc = a.list_path ? batch_collect_list(&list, a.list_path, a.in_dir, err, sizeof err)
+                         : batch_collect_dir(&list, a.in_dir, a.recursive, skip, 4, err, sizeof err);
     if (rc) {
         DISPLAYLEVEL(1, "flowcut batch: %s\n", err);
         goto done;
     }
-    batch_sort_and_shard(&list, shard_k, shard_n);
-    if (batch_pair(&list, seeds_dir, out_dir, overlay_dir, cutout_dir)) {
+    batch_sort_and_shard(&list, a.shard_k, a.shard_n);
+    if (batch_pair(&list, a.seeds_dir, a.out_dir, a.overlay_dir, a.cutout_dir)) {
         DISPLAYLEVEL(1, "flowcut batch: out of memory\n");
         goto done;
     }
@@ -448,43 +522,25 @@ int cmd_batch(int argc, char **argv)
     }
     rep.list = &list;
     rep.todo = todo;
-    for (size_t i = 0; i < list.count; i++) {
-        const batch_item *it = &list.items[i];
-        if (it->problem) {
-            char msg[1400];
-            snprintf(msg, sizeof msg, "%s: %s", it->image, it->problem);
-            report_error(&rep, it, msg);
-        } else if (!force && output_done(it->mask) && (!it->overlay || output_done(it->overlay)) &&
-                   (!it->cutout || output_done(it->cutout))) {
-            skipped++;
-            if (json) {
-                printf("{\"file\": ");
-                json_string(stdout, it->image);
-                printf(", \"status\": \"skipped\", \"error\": null, \"mask\": ");
-                json_string(stdout, it->mask);
-                printf("}\n");
-            }
-        } else {
-            items[ntodo] = (seg_batch_item){it->image, it->seeds, it->prompts, it->mask, it->overlay, it->cutout};
-            todo[ntodo++] = i;
-        }
-    }
+    select_work(&a, &list, &rep, items, todo, &ntodo, &skipped);
     const size_t listed_failures = rep.failed;
     rep.total = ntodo;
-    rep.progress = !no_progress && g_display_level >= 2 && isatty(STDERR_FILENO);
+    rep.progress = !a.no_progress && g_display_level >= 2 && isatty(STDERR_FILENO);
     cfg.report = report;
     cfg.user = &rep;
+
+    /* the run: the first Ctrl-C stops taking new images, the second aborts */
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    DISPLAYLEVEL(3, "flowcut batch: %zu inputs, %zu to do, %ld workers\n", list.count, ntodo, jobs);
+    DISPLAYLEVEL(3, "flowcut batch: %zu inputs, %zu to do, %ld workers\n", list.count, ntodo, a.jobs);
     rep.start = cli_now();
     seg_batch_stats st;
     seg_error serr = {0};
-    rc = seg_batch_run(items, ntodo, &o, &cfg, &st, &serr);
+    rc = seg_batch_run(items, ntodo, &a.o, &cfg, &st, &serr);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc) {
@@ -493,28 +549,7 @@ int cmd_batch(int argc, char **argv)
     }
     if (ntodo > 0)
         draw_progress(&rep, 1);
-    DISPLAYLEVEL(1, "flowcut batch: %zu ok, %zu failed, %zu skipped (outputs exist)%s in %.1f s, %.2f images/s\n",
-                 st.ok, st.failed + listed_failures, skipped, g_stop ? ", interrupted" : "", st.seconds,
-                 st.seconds > 0 ? (double)st.ok / st.seconds : 0.0);
-    if (g_stop && st.not_started)
-        DISPLAYLEVEL(1, "flowcut batch: %zu not started; run the same command again to resume\n", st.not_started);
-    if (show_time && st.ok) {
-        const int use_gpu = st.devices > 0;
-        double cpu = st.decode_seconds + st.model_seconds + st.build_seconds + st.encode_seconds +
-                     (use_gpu ? 0 : st.solve_seconds);
-        DISPLAYLEVEL(1,
-                     "flowcut batch: stage seconds over %zu images: decode %.2f, model %.2f, build %.2f, "
-                     "solve %.2f, encode %.2f\n",
-                     st.ok, st.decode_seconds, st.model_seconds, st.build_seconds, st.solve_seconds,
-                     st.encode_seconds);
-        DISPLAYLEVEL(1, "flowcut batch: busy: %ld CPU workers %.0f%%", jobs,
-                     100.0 * cpu / ((double)jobs * st.seconds));
-        if (use_gpu)
-            DISPLAYLEVEL(1, ", %d GPUs x %d streams solving %.0f%%; %zu launches, %.1f networks each", st.devices,
-                         st.per_gpu, 100.0 * st.solve_seconds / ((double)st.devices * st.per_gpu * st.seconds),
-                         st.launches, st.launches ? (double)st.launched / (double)st.launches : 0.0);
-        DISPLAYLEVEL(1, "\n");
-    }
+    print_summary(&a, &st, st.failed + listed_failures, skipped);
     status = g_stop ? 130 : (st.failed + listed_failures) ? EXIT_FAIL : EXIT_OK;
 done:
     free(todo);
