@@ -168,7 +168,16 @@ static int report(const char *path, const mf_arclist *list, const mf_graph *g, c
     return 0;
 }
 
-int cmd_maxflow(int argc, char **argv)
+/* The command line, parsed. */
+typedef struct maxflow_args {
+    const char *path, *cut_path, *updates_path;
+    int want_flow, verify, show_time, json, force, merge;
+    mf_options opt;
+    mf_dimacs_limits lim;
+} maxflow_args;
+
+/* Parses argv into a; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, maxflow_args *a)
 {
     enum { O_FLOW = 256, O_CUT, O_ENGINE, O_VERIFY, O_TIME, O_JSON, O_NOMERGE, O_DEVICE, O_CPUALG, O_UPDATES, O_THREADS, O_MAXV, O_MAXA };
     static const struct option longopts[] = {
@@ -182,94 +191,97 @@ int cmd_maxflow(int argc, char **argv)
         {"max-vertices", required_argument, NULL, O_MAXV}, {"max-arcs", required_argument, NULL, O_MAXA},
         {"force", no_argument, NULL, 'f'},       {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
-    int want_flow = 0, verify = 0, show_time = 0, json = 0, force = 0, merge = 1;
-    const char *cut_path = NULL, *updates_path = NULL;
-    mf_options opt;
-    mf_options_default(&opt);
-    mf_dimacs_limits lim;
-    mf_dimacs_limits_default(&lim);
+    memset(a, 0, sizeof *a);
+    a->merge = 1;
+    mf_options_default(&a->opt);
+    mf_dimacs_limits_default(&a->lim);
     /* the fastest of the three for each kind of graph (cpu_solve.c);
      * the library's default stays push-relabel, the one with a bound */
-    opt.cpu_algorithm = MF_CPU_AUTO;
+    a->opt.cpu_algorithm = MF_CPU_AUTO;
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "fqh", longopts, NULL)) != -1) {
+    int64_t v;
+    /* shortopts begin with ':': a missing value is told apart (':') from an unknown option */
+    while ((c = getopt_long(argc, argv, ":fqh", longopts, NULL)) != -1) {
         switch (c) {
-        case O_FLOW: want_flow = 1; break;
-        case O_CUT: cut_path = optarg; break;
+        case O_FLOW: a->want_flow = 1; break;
+        case O_CUT: a->cut_path = optarg; break;
         case O_ENGINE:
-            if (mf_engine_parse(optarg, &opt.engine)) {
+            if (mf_engine_parse(optarg, &a->opt.engine)) {
                 DISPLAYLEVEL(1, "flowcut maxflow: --engine must be auto, cpu or gpu\n");
                 return EXIT_USAGE;
             }
             break;
         case O_CPUALG:
-            if (mf_cpu_algorithm_parse(optarg, &opt.cpu_algorithm)) {
+            if (mf_cpu_algorithm_parse(optarg, &a->opt.cpu_algorithm)) {
                 DISPLAYLEVEL(1, "flowcut maxflow: --cpu-algorithm must be push-relabel, bk, ibfs or auto\n");
                 return EXIT_USAGE;
             }
             break;
-        case O_DEVICE: {
-            int64_t d;
-            if (parse_i64(optarg, 0, 1024, &d)) {
+        case O_DEVICE:
+            if (parse_i64(optarg, 0, 1024, &v)) {
                 DISPLAYLEVEL(1, "flowcut maxflow: --device needs a device ordinal\n");
                 return EXIT_USAGE;
             }
-            opt.device = (int)d;
+            a->opt.device = (int)v;
             break;
-        }
-        case O_THREADS: {
-            int64_t t;
-            if (parse_i64(optarg, 1, 1024, &t)) {
+        case O_THREADS:
+            if (parse_i64(optarg, 1, 1024, &v)) {
                 DISPLAYLEVEL(1, "flowcut maxflow: --threads needs 1..1024\n");
                 return EXIT_USAGE;
             }
-            opt.threads = (int)t;
+            a->opt.threads = (int)v;
             break;
-        }
         case O_MAXV:
-            if (parse_i64(optarg, 2, INT32_MAX - 1, &lim.max_vertices)) {
+            if (parse_i64(optarg, 2, INT32_MAX - 1, &a->lim.max_vertices)) {
                 DISPLAYLEVEL(1, "flowcut maxflow: --max-vertices needs 2..%d\n", INT32_MAX - 1);
                 return EXIT_USAGE;
             }
             break;
         case O_MAXA:
-            if (parse_i64(optarg, 1, INT32_MAX >> 1, &lim.max_arcs)) {
+            if (parse_i64(optarg, 1, INT32_MAX >> 1, &a->lim.max_arcs)) {
                 DISPLAYLEVEL(1, "flowcut maxflow: --max-arcs needs 1..%d\n", INT32_MAX >> 1);
                 return EXIT_USAGE;
             }
             break;
-        case O_VERIFY: verify = 1; break;
-        case O_TIME: show_time = 1; break;
-        case O_JSON: json = 1; break;
-        case O_NOMERGE: merge = 0; break;
-        case O_UPDATES: updates_path = optarg; break;
-        case 'f': force = 1; break;
+        case O_VERIFY: a->verify = 1; break;
+        case O_TIME: a->show_time = 1; break;
+        case O_JSON: a->json = 1; break;
+        case O_NOMERGE: a->merge = 0; break;
+        case O_UPDATES: a->updates_path = optarg; break;
+        case 'f': a->force = 1; break;
         case 'q': g_display_level = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         default:
-            DISPLAYLEVEL(1, "flowcut maxflow: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
+            cli_option_error("flowcut maxflow", longopts, argv, c);
             return EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
-        DISPLAYLEVEL(1, "flowcut maxflow: expected exactly one input file (or -)\n");
-        usage(stderr);
+        cli_usage_error("flowcut maxflow", "expected exactly one input file (or -)");
         return EXIT_USAGE;
     }
-    const char *path = argv[optind];
-    opt.phase2 = want_flow;
+    a->path = argv[optind];
+    a->opt.phase2 = a->want_flow;
     /* the value and the cut need no flows: the CPU engines skip mapping
      * them back onto the arcs (and IBFS may stop at a pseudoflow) */
-    opt.cut_only = !want_flow && !verify && !updates_path;
-
-    if (updates_path && !strcmp(path, "-") && !strcmp(updates_path, "-")) {
+    a->opt.cut_only = !a->want_flow && !a->verify && !a->updates_path;
+    if (a->updates_path && !strcmp(a->path, "-") && !strcmp(a->updates_path, "-")) {
         DISPLAYLEVEL(1, "flowcut maxflow: the problem and --updates cannot both be standard input\n");
         return EXIT_USAGE;
     }
-    report_opts ro = {want_flow, verify, show_time, json, updates_path != NULL};
+    return -1;
+}
+
+int cmd_maxflow(int argc, char **argv)
+{
+    maxflow_args a;
+    int status = parse_args(argc, argv, &a);
+    if (status >= 0)
+        return status;
+    const char *path = a.path, *updates_path = a.updates_path;
+    report_opts ro = {a.want_flow, a.verify, a.show_time, a.json, updates_path != NULL};
 
     mf_arclist list;
     mf_graph g;
@@ -278,13 +290,13 @@ int cmd_maxflow(int argc, char **argv)
     mf_result res;
     mf_error err = {0};
     char msg[768];
-    int status = EXIT_FAIL;
+    status = EXIT_FAIL;
     memset(&g, 0, sizeof g);
     memset(&res, 0, sizeof res);
     memset(&upd, 0, sizeof upd);
 
     double t0 = cli_now();
-    if (mf_read_dimacs_limited(path, &lim, &list, &err)) {
+    if (mf_read_dimacs_limited(path, &a.lim, &list, &err)) {
         mf_error_format(&err, msg, sizeof msg);
         /* a declared size over a limit: name the flag that raises it */
         const char *hint = err.code != MF_ERR_TOO_LARGE        ? ""
@@ -301,7 +313,7 @@ int cmd_maxflow(int argc, char **argv)
         goto done;
     }
     double t1 = cli_now();
-    mf_build_options bopt = {merge};
+    mf_build_options bopt = {a.merge};
     if (mf_graph_from_arcs(&list, &bopt, &g, &err)) {
         mf_error_format(&err, msg, sizeof msg);
         DISPLAYLEVEL(1, "flowcut: %s: %s\n", path, msg);
@@ -311,13 +323,13 @@ int cmd_maxflow(int argc, char **argv)
     if (updates_path && mf_updates_check(&g, &upd, strcmp(updates_path, "-") ? updates_path : "<stdin>", &err)) {
         mf_error_format(&err, msg, sizeof msg);
         DISPLAYLEVEL(1, "flowcut: %s%s\n", msg,
-                     err.code == MF_ERR_TOO_LARGE && merge ? " (--no-merge keeps antiparallel arcs apart)" : "");
+                     err.code == MF_ERR_TOO_LARGE && a.merge ? " (--no-merge keeps antiparallel arcs apart)" : "");
         goto done;
     }
     double t2 = cli_now();
-    int rc = updates_path ? mf_dynamic_create(&g, &opt, &dyn, &err) : MF_OK;
+    int rc = updates_path ? mf_dynamic_create(&g, &a.opt, &dyn, &err) : MF_OK;
     if (rc == MF_OK)
-        rc = dyn ? mf_dynamic_solve(dyn, &res, &err) : mf_solve(&g, &opt, &res, &err);
+        rc = dyn ? mf_dynamic_solve(dyn, &res, &err) : mf_solve(&g, &a.opt, &res, &err);
     if (rc) {
         mf_error_format(&err, msg, sizeof msg);
         DISPLAYLEVEL(1, "flowcut: %s: %s\n", path, msg);
@@ -346,7 +358,7 @@ int cmd_maxflow(int argc, char **argv)
         if (report(path, &list, mf_dynamic_graph(dyn), &res, &ro, b + 1, 0, 0, te - tb))
             goto done;
     }
-    if (cut_path && write_cut(cut_path, force, &g, res.source_side))
+    if (a.cut_path && write_cut(a.cut_path, a.force, &g, res.source_side))
         goto done;
     status = EXIT_OK;
 done:

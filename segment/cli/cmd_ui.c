@@ -127,9 +127,115 @@ static int listen_on(const char *host, listen_addr *a, int port, int *actual, ch
                                       : ((struct sockaddr_in6 *)&a->sa)->sin6_port);
     return fd;
 }
+
+/* The photo and, with --seeds, the labels of its seed image (NULL
+ * without). 0, or -1 after printing why. */
+static int load_inputs(const char *image, const char *seeds, const seg_options *o, img_image *photo,
+                       uint8_t **labels)
+{
+    char msg[1024];
+    img_error ie = {0};
+    img_image seed_img = {0};
+    int64_t nfg, nbg;
+    int rc = -1;
+    *labels = NULL;
+    if (img_load_rgb(image, o->max_pixels, photo, &ie)) {
+        img_error_format(&ie, msg, sizeof msg);
+        DISPLAYLEVEL(1, "flowcut: %s\n", msg);
+        return -1;
+    }
+    if (!seeds)
+        return 0;
+    if (img_load_labels(seeds, o->max_pixels, &seed_img, &ie)) {
+        img_error_format(&ie, msg, sizeof msg);
+        DISPLAYLEVEL(1, "flowcut: %s\n", msg);
+    } else if (seed_img.width != photo->width || seed_img.height != photo->height) {
+        DISPLAYLEVEL(1, "flowcut: %s: seed image is %dx%d, the photo %s is %dx%d\n", seeds, seed_img.width,
+                     seed_img.height, image, photo->width, photo->height);
+    } else if (!(*labels = malloc((size_t)photo->width * photo->height))) {
+        DISPLAYLEVEL(1, "flowcut ui: out of memory\n");
+    } else {
+        seg_labels_from_seeds(seed_img.data, seed_img.width, seed_img.height, seed_img.channels, o, *labels, &nfg,
+                              &nbg);
+        rc = 0;
+    }
+    img_free(&seed_img);
+    return rc;
+}
+
+/* Where Save writes: the mask (-o, else beside the photo), the cut-out and
+ * the seeds beside the mask. 0, or -1 without memory. */
+static int output_paths(const char *image, const char *out, char **mask, char **cutout, char **seeds)
+{
+    *mask = out ? strdup(out) : beside(image, ".mask.png");
+    *cutout = beside(*mask ? *mask : image, ".cutout.png");
+    *seeds = beside(*mask ? *mask : image, ".seeds.png");
+    return *mask && *cutout && *seeds ? 0 : -1;
+}
+
+/* Listens, prints the URL and serves the session until SIGINT, SIGTERM or
+ * SIGHUP; the exit status. base holds all of the server's settings but the
+ * token, which is made here. */
+static int serve(const char *host, listen_addr *addr, int port, const ui_config *base)
+{
+    char msg[1024], token[33];
+    ui_config cfg = *base;
+    ui_server *server = NULL;
+    int actual = 0, fd;
+    if (!addr->loopback)
+        DISPLAYLEVEL(1, "flowcut ui: warning: listening on %s, not only this machine's loopback: anyone who "
+                        "learns the URL can drive the session\n",
+                     host);
+    if ((fd = listen_on(host, addr, port, &actual, msg, sizeof msg)) < 0) {
+        DISPLAYLEVEL(1, "flowcut ui: %s\n", msg);
+        return EXIT_FAIL;
+    }
+    unsigned char rnd[16];
+    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+        DISPLAYLEVEL(1, "flowcut ui: no random bytes for the token: %s\n", strerror(errno));
+        close(fd);
+        return EXIT_FAIL;
+    }
+    for (int i = 0; i < 16; i++)
+        snprintf(token + 2 * i, 3, "%02x", rnd[i]);
+    cfg.token = token;
+    /* SIGINT/SIGTERM blocked in every thread: the main thread waits for them */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    if (ui_server_start(&cfg, fd, &server, msg, sizeof msg)) {
+        DISPLAYLEVEL(1, "flowcut ui: %s\n", msg);
+        close(fd);
+        return EXIT_FAIL;
+    }
+    /* the server owns fd now. The URL: a wildcard address is reached
+     * through loopback; IPv6 in brackets */
+    int v6 = addr->sa.ss_family == AF_INET6;
+    const char *shown = !strcmp(host, "0.0.0.0") ? "127.0.0.1" : v6 && !strcmp(host, "::") ? "::1" : host;
+    printf("flowcut ui: open http://%s%s%s:%d/?token=%s\n", v6 ? "[" : "", shown, v6 ? "]" : "", actual, token);
+    printf("flowcut ui: Save writes %s; Ctrl-C stops\n", cfg.mask_path);
+    fflush(stdout);
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    if (!cfg.quiet)
+        DISPLAY("flowcut ui: stopping (%s)\n", sig == SIGINT ? "interrupt" : "terminate");
+    ui_server_stop(server); /* finishes the request in progress first */
+    return EXIT_OK;
+}
 #endif
 
-int cmd_ui(int argc, char **argv)
+/* The command line, parsed. */
+typedef struct ui_args {
+    seg_options o;
+    const char *image, *seeds, *out, *host;
+    int port, quiet;
+} ui_args;
+
+/* Parses argv into a; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, ui_args *a)
 {
     enum { O_PORT = 256, O_HOST };
     static const struct option longopts[] = {SEG_LONG_OPTIONS,
@@ -138,156 +244,92 @@ int cmd_ui(int argc, char **argv)
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    seg_options o;
-    seg_options_default(&o); /* the page's session runs segment's energy */
-    const char *seeds = NULL, *out = NULL, *host = "127.0.0.1";
-    int port = DEFAULT_PORT, quiet = 0, c;
+    memset(a, 0, sizeof *a);
+    seg_options_default(&a->o); /* the page's session runs segment's energy */
+    a->host = "127.0.0.1";
+    a->port = DEFAULT_PORT;
+    int c;
+    int64_t p;
     optind = 1;
     opterr = 0;
-    while ((c = seg_next_option(argc, argv, "o:qh", longopts, &o, &seeds, "flowcut ui")) != -1) {
+    /* shortopts begin with ':': a missing value is told apart (':') from an unknown option */
+    while ((c = seg_next_option(argc, argv, ":o:qh", longopts, &a->o, &a->seeds, "flowcut ui")) != -1) {
         switch (c) {
         case SEG_BAD_OPTION: return EXIT_USAGE;
-        case 'o': out = optarg; break;
-        case O_PORT: {
-            int64_t p;
+        case 'o': a->out = optarg; break;
+        case O_PORT:
             if (parse_i64(optarg, 0, 65535, &p)) {
                 DISPLAYLEVEL(1, "flowcut ui: --port needs a port number 0..65535\n");
                 return EXIT_USAGE;
             }
-            port = (int)p;
+            a->port = (int)p;
             break;
-        }
-        case O_HOST: host = optarg; break;
-        case 'q': quiet = 1; break;
+        case O_HOST: a->host = optarg; break;
+        case 'q': a->quiet = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         default:
-            DISPLAYLEVEL(1, "flowcut ui: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
+            cli_option_error("flowcut ui", longopts, argv, c);
             return EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
-        DISPLAYLEVEL(1, "flowcut ui: needs exactly one IMAGE\n");
-        usage(stderr);
+        cli_usage_error("flowcut ui", "needs exactly one IMAGE");
         return EXIT_USAGE;
     }
+    a->image = argv[optind];
+    return -1;
+}
+
+int cmd_ui(int argc, char **argv)
+{
+    ui_args a;
+    int status = parse_args(argc, argv, &a);
+    if (status >= 0)
+        return status;
 #ifndef FLOWCUT_HAVE_UI
-    (void)seeds, (void)out, (void)host, (void)port, (void)quiet;
     DISPLAYLEVEL(1, "flowcut ui: this build has no web UI (libmicrohttpd was not found at build time)\n");
     return EXIT_FAIL;
 #else
-    const char *image = argv[optind];
-    int status = EXIT_FAIL;
     char msg[1024];
     listen_addr addr;
-    if (parse_host(host, &addr, msg, sizeof msg)) { /* before any other output */
+    if (parse_host(a.host, &addr, msg, sizeof msg)) { /* before any other output */
         DISPLAYLEVEL(1, "flowcut ui: %s\n", msg);
         return EXIT_USAGE;
     }
-    img_image photo = {0}, seed_img = {0};
-    img_error ie = {0};
+    img_image photo = {0};
     uint8_t *labels = NULL;
     seg_session *session = NULL;
-    ui_server *server = NULL;
     char *mask_path = NULL, *cutout_path = NULL, *seeds_path = NULL;
-    int fd = -1;
-    if (img_load_rgb(image, o.max_pixels, &photo, &ie)) {
-        img_error_format(&ie, msg, sizeof msg);
-        DISPLAYLEVEL(1, "flowcut: %s\n", msg);
-        return EXIT_FAIL;
+    status = EXIT_FAIL;
+    if (load_inputs(a.image, a.seeds, &a.o, &photo, &labels))
+        goto done;
+    if (output_paths(a.image, a.out, &mask_path, &cutout_path, &seeds_path)) {
+        DISPLAYLEVEL(1, "flowcut ui: out of memory\n");
+        goto done;
     }
-    if (seeds) {
-        int64_t nfg, nbg;
-        if (img_load_labels(seeds, o.max_pixels, &seed_img, &ie)) {
-            img_error_format(&ie, msg, sizeof msg);
-            DISPLAYLEVEL(1, "flowcut: %s\n", msg);
-            goto done;
-        }
-        if (seed_img.width != photo.width || seed_img.height != photo.height) {
-            DISPLAYLEVEL(1, "flowcut: %s: seed image is %dx%d, the photo %s is %dx%d\n", seeds, seed_img.width,
-                         seed_img.height, image, photo.width, photo.height);
-            goto done;
-        }
-        if (!(labels = malloc((size_t)photo.width * photo.height)))
-            goto nomem;
-        seg_labels_from_seeds(seed_img.data, seed_img.width, seed_img.height, seed_img.channels, &o, labels, &nfg, &nbg);
-    }
-    mask_path = out ? strdup(out) : beside(image, ".mask.png");
-    cutout_path = beside(mask_path ? mask_path : image, ".cutout.png");
-    seeds_path = beside(mask_path ? mask_path : image, ".seeds.png");
-    if (!mask_path || !cutout_path || !seeds_path)
-        goto nomem;
     seg_session_options so;
     seg_session_options_default(&so);
-    so.graph = o.graph;
-    so.solve = o.solve;
+    so.graph = a.o.graph;
+    so.solve = a.o.solve;
     seg_error serr = {0};
     if (seg_session_open(photo.data, photo.width, photo.height, labels, &so, &session, &serr)) {
-        DISPLAYLEVEL(1, "flowcut: %s: %s\n", image, serr.message);
+        DISPLAYLEVEL(1, "flowcut: %s: %s\n", a.image, serr.message);
         goto done;
     }
-    if (!addr.loopback)
-        DISPLAYLEVEL(1, "flowcut ui: warning: listening on %s, not only this machine's loopback: anyone who "
-                        "learns the URL can drive the session\n",
-                     host);
-    int actual = 0;
-    if ((fd = listen_on(host, &addr, port, &actual, msg, sizeof msg)) < 0) {
-        DISPLAYLEVEL(1, "flowcut ui: %s\n", msg);
-        goto done;
-    }
-    unsigned char rnd[16];
-    char token[33];
-    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
-        DISPLAYLEVEL(1, "flowcut ui: no random bytes for the token: %s\n", strerror(errno));
-        goto done;
-    }
-    for (int i = 0; i < 16; i++)
-        snprintf(token + 2 * i, 3, "%02x", rnd[i]);
-    /* SIGINT/SIGTERM blocked in every thread: the main thread waits for them */
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     /* bodies: a stroke of 4,096 points is about 100 kB. One address may
      * hold 64 connections when the page is exposed (a browser opens 6), so
      * one remote machine cannot take them all; on loopback every client
      * shares 127.0.0.1 and only the total limit applies. */
-    ui_config cfg = {session, token, mask_path, cutout_path, seeds_path, (size_t)1 << 20,
-                     addr.loopback ? 0u : 64u, quiet};
-    if (ui_server_start(&cfg, fd, &server, msg, sizeof msg)) {
-        DISPLAYLEVEL(1, "flowcut ui: %s\n", msg);
-        goto done;
-    }
-    fd = -1; /* the server owns it now */
-    {
-        /* the URL: a wildcard address is reached through loopback; IPv6 in brackets */
-        int v6 = addr.sa.ss_family == AF_INET6;
-        const char *shown = !strcmp(host, "0.0.0.0") ? "127.0.0.1" : v6 && !strcmp(host, "::") ? "::1" : host;
-        printf("flowcut ui: open http://%s%s%s:%d/?token=%s\n", v6 ? "[" : "", shown, v6 ? "]" : "", actual, token);
-    }
-    printf("flowcut ui: Save writes %s; Ctrl-C stops\n", mask_path);
-    fflush(stdout);
-    int sig = 0;
-    sigwait(&sigs, &sig);
-    if (!quiet)
-        DISPLAY("flowcut ui: stopping (%s)\n", sig == SIGINT ? "interrupt" : "terminate");
-    status = EXIT_OK;
-    goto done;
-nomem:
-    DISPLAYLEVEL(1, "flowcut ui: out of memory\n");
+    ui_config cfg = {session, NULL, mask_path, cutout_path, seeds_path, (size_t)1 << 20,
+                     addr.loopback ? 0u : 64u, a.quiet};
+    status = serve(a.host, &addr, a.port, &cfg);
 done:
-    ui_server_stop(server); /* finishes the request in progress first */
-    if (fd >= 0)
-        close(fd);
     seg_session_close(session);
     free(labels);
     free(mask_path);
     free(cutout_path);
     free(seeds_path);
     img_free(&photo);
-    img_free(&seed_img);
     return status;
 #endif
 }

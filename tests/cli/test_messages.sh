@@ -24,6 +24,12 @@ $(cat "$TMPD/err.got")
 $1"
 }
 
+# expect_usage LINE DESCRIPTION: stderr is exactly LINE and stdout is empty
+expect_usage() {
+    expect_err "$1" "$2"
+    [ -s "$TMPD/out" ] && fail "$2: stdout is not empty: $(head -c 200 "$TMPD/out")" || pass
+}
+
 # seed images from the sample's labels (0 unmarked, 1 foreground, 2 background):
 # paint.py SEEDS OUT FG BG OTHER [EDGE]: RGB, FG/BG/OTHER colours as r,g,b; with
 # EDGE, the unmarked pixels beside a foreground seed get that colour (a soft
@@ -115,6 +121,40 @@ expect_exit 2 "missing operands" -- "$FLOWCUT" segment "$IMG" -o "$TMPD/x.png"
 expect_err "flowcut segment: needs IMAGE, --seeds (or --trimap, --clicks, --box) and -o MASK (see \`flowcut segment --help\`)" "missing operands"
 expect_exit 2 "misspelt command" -- "$FLOWCUT" segmnet "$IMG"
 expect_err "flowcut: unknown command 'segmnet'; did you mean 'segment'? (see \`flowcut --help\`)" "did you mean segment"
+# maxflow, generate and ui: the same one line, nothing on stdout
+expect_exit 2 "maxflow misspelt option" -- "$FLOWCUT" maxflow --veriffy "$DATA/max_flow.dat"
+expect_usage "flowcut maxflow: unknown option '--veriffy'; did you mean --verify? (see \`flowcut maxflow --help\`)" \
+    "did you mean --verify"
+expect_exit 2 "maxflow without a file" -- "$FLOWCUT" maxflow --verify
+expect_usage "flowcut maxflow: expected exactly one input file (or -) (see \`flowcut maxflow --help\`)" "maxflow without a file"
+expect_exit 2 "maxflow missing value" -- "$FLOWCUT" maxflow "$DATA/max_flow.dat" --cut
+expect_usage "flowcut maxflow: option '--cut' needs a value (see \`flowcut maxflow --help\`)" "maxflow missing value"
+expect_exit 2 "generate misspelt family" -- "$FLOWCUT" generate genrfm -a 4 -b 3
+expect_usage "flowcut generate: unknown family 'genrfm'; did you mean genrmf? (see \`flowcut generate --help\`)" \
+    "did you mean genrmf"
+expect_exit 2 "generate far family" -- "$FLOWCUT" generate torus
+expect_usage "flowcut generate: unknown family 'torus': genrmf, washington-rlg, acyclic-dense, grid, rmat, rmat-pair or matching (see \`flowcut generate --help\`)" \
+    "unknown family lists the families"
+expect_exit 2 "generate option before the family" -- "$FLOWCUT" generate --bogus
+expect_usage "flowcut generate: expected a FAMILY first, not the option '--bogus': genrmf, washington-rlg, acyclic-dense, grid, rmat, rmat-pair or matching (see \`flowcut generate --help\`)" \
+    "generate option before the family"
+expect_exit 2 "generate without a family" -- "$FLOWCUT" generate
+expect_usage "flowcut generate: needs a FAMILY: genrmf, washington-rlg, acyclic-dense, grid, rmat, rmat-pair or matching (see \`flowcut generate --help\`)" \
+    "generate without a family"
+expect_exit 2 "generate misspelt option" -- "$FLOWCUT" generate genrmf -a 4 -b 3 --sed 5
+expect_usage "flowcut generate: unknown option '--sed'; did you mean --seed? (see \`flowcut generate --help\`)" \
+    "did you mean --seed"
+expect_exit 2 "generate missing value" -- "$FLOWCUT" generate genrmf -a 4 -b
+expect_usage "flowcut generate: option '-b' needs a value (see \`flowcut generate --help\`)" "generate missing value"
+expect_exit 2 "generate missing size" -- "$FLOWCUT" generate genrmf -a 4
+expect_usage "flowcut generate genrmf: -a and -b are required (see \`flowcut generate genrmf --help\`)" \
+    "generate missing size"
+expect_exit 2 "ui unknown option" -- "$FLOWCUT" ui "$IMG" --bogus
+expect_usage "flowcut ui: unknown option '--bogus' (see \`flowcut ui --help\`)" "ui unknown option"
+expect_exit 2 "ui misspelt option" -- "$FLOWCUT" ui "$IMG" --prot 0
+expect_usage "flowcut ui: unknown option '--prot'; did you mean --port? (see \`flowcut ui --help\`)" "did you mean --port"
+expect_exit 2 "ui without a photo" -- "$FLOWCUT" ui --port 0
+expect_usage "flowcut ui: needs exactly one IMAGE (see \`flowcut ui --help\`)" "ui without a photo"
 
 # --- outputs: PNG names, files not folders, all or none
 mkdir -p "$TMPD/outdir"
