@@ -391,6 +391,136 @@ static void test_star_keeps_foreground_connected(void **state)
     assert_true(disconnected_without > 0); /* the photos do test something */
 }
 
+/* beta as the builder and gb_prior estimate it, over the forward pairs. */
+static double photo_beta(const uint8_t *rgb, int32_t w, int32_t h, int conn)
+{
+    int64_t sum = 0, pairs = 0;
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++)
+            for (int d = 0; d < (conn == 4 ? 2 : 4); d++) {
+                static const int DX[4] = {1, 0, 1, -1}, DY[4] = {0, 1, 1, 1};
+                int32_t qx = x + DX[d], qy = y + DY[d];
+                if (qx >= 0 && qx < w && qy < h) {
+                    sum += gb_colour_dist2(rgb + 3 * (y * w + x), rgb + 3 * (qy * w + qx));
+                    pairs++;
+                }
+            }
+    return pairs && sum > 0 ? 1.0 / (2.0 * (double)sum / (double)pairs) : 0.0;
+}
+
+/* One random edit of the seeds: a disc painted foreground, background or
+ * erased, a rectangle of one label, a seed map from the past (an undo or
+ * a redo), or everything at once. */
+static void random_edit(uint8_t *seeds, int32_t w, int32_t h, uint8_t *const *past, int npast, uint64_t *rng)
+{
+    int32_t n = w * h, kind = (int32_t)(next(rng) % 10);
+    if (kind < 5) { /* a disc: 0, 1 or 2 */
+        int32_t cx = (int32_t)(next(rng) % (uint64_t)w), cy = (int32_t)(next(rng) % (uint64_t)h);
+        int32_t r = 1 + (int32_t)(next(rng) % 4);
+        uint8_t l = (uint8_t)(kind < 2 ? GB_FOREGROUND : kind < 4 ? GB_BACKGROUND : GB_UNMARKED);
+        for (int32_t y = cy - r; y <= cy + r; y++)
+            for (int32_t x = cx - r; x <= cx + r; x++)
+                if (x >= 0 && y >= 0 && x < w && y < h && (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r)
+                    seeds[y * w + x] = l;
+    } else if (kind < 7) { /* a rectangle, up to the whole photo */
+        int32_t x0 = (int32_t)(next(rng) % (uint64_t)w), y0 = (int32_t)(next(rng) % (uint64_t)h);
+        int32_t x1 = x0 + (int32_t)(next(rng) % (uint64_t)w), y1 = y0 + (int32_t)(next(rng) % (uint64_t)h);
+        uint8_t l = (uint8_t)(next(rng) % 3);
+        for (int32_t y = y0; y < y1 && y < h; y++)
+            for (int32_t x = x0; x < x1 && x < w; x++)
+                seeds[y * w + x] = l;
+    } else if (kind < 9 && npast > 0) { /* undo or redo to any earlier map */
+        memcpy(seeds, past[next(rng) % (uint64_t)npast], (size_t)n);
+    } else { /* new seeds everywhere */
+        for (int32_t i = 0; i < n; i++) {
+            uint64_t r = next(rng) % 100;
+            seeds[i] = r < 3 ? GB_FOREGROUND : r < 6 ? GB_BACKGROUND : GB_UNMARKED;
+        }
+    }
+}
+
+/* A session's prior updates its distances edit by edit: after any
+ * sequence of strokes, erasures, undos and redos every pass of both
+ * regions equals a computation from scratch bit for bit, the distances
+ * equal gb_geodesic's, and every pixel whose seed or distances changed
+ * lies in the spans the update reports. Textured photos, so that the
+ * scans stop short of the exact distances and the passes matter. */
+static void test_prior_updates_equal_fresh_scans(void **state)
+{
+    (void)state;
+    uint64_t rng = 23;
+    for (int trial = 0; trial < 24; trial++) {
+        int32_t w = 6 + (int32_t)(next(&rng) % 50), h = 5 + (int32_t)(next(&rng) % 40), n = w * h;
+        if (trial == 0)
+            w = 1;
+        if (trial == 1)
+            h = 1;
+        n = w * h;
+        gb_params p;
+        gb_params_default(&p);
+        p.connectivity = trial % 2 ? 4 : 8;
+        p.border = trial % 3 == 0 ? -1.0 : trial % 3 == 1 ? 0.2 : 0.0;
+        p.threads = 1 + trial % 2;
+        uint8_t *rgb = malloc((size_t)n * 3), *seeds = calloc((size_t)n, 1);
+        for (int32_t i = 0; i < n; i++) {
+            int block = (i % w) / 4 + 5 * ((i / w) / 4);
+            for (int k = 0; k < 3; k++)
+                rgb[3 * i + k] = (uint8_t)((block * 71 + k * 29 + (int)(next(&rng) % 90)) & 255);
+        }
+        double *sim = gb_similarity_table(photo_beta(rgb, w, h, p.connectivity), 1);
+        float *df = malloc(sizeof(float) * (size_t)n), *db = malloc(sizeof(float) * (size_t)n);
+        float *old_f = malloc(sizeof(float) * (size_t)n), *old_b = malloc(sizeof(float) * (size_t)n);
+        uint8_t *old_seeds = calloc((size_t)n, 1), *past[32];
+        int npast = 0;
+        gb_prior *pr;
+        assert_int_equal(gb_prior_new(rgb, w, h, &p, &pr), GB_OK);
+        for (int edit = 0; edit < 30; edit++) {
+            random_edit(seeds, w, h, past, npast, &rng);
+            if (npast < 32 && (past[npast] = malloc((size_t)n)))
+                memcpy(past[npast++], seeds, (size_t)n);
+            const int32_t *changed;
+            assert_int_equal(gb_prior_update(pr, seeds, &changed), GB_OK);
+            gb_prior *fresh;
+            assert_int_equal(gb_prior_new(rgb, w, h, &p, &fresh), GB_OK);
+            assert_int_equal(gb_prior_update(fresh, seeds, NULL), GB_OK);
+            for (int bg = 0; bg < 2; bg++)
+                for (int k = 0; k < GB_GEO_PASSES; k++)
+                    if (memcmp(gb_prior_pass(pr, bg, k), gb_prior_pass(fresh, bg, k), sizeof(float) * (size_t)n))
+                        fail_msg("trial %d edit %d: pass %d of region %d differs from a fresh scan", trial, edit, k,
+                                 bg);
+            gb_prior_free(fresh);
+            assert_int_equal(gb_geodesic_with(rgb, w, h, seeds, p.connectivity, sim, NULL, p.border, 1, df, db, NULL),
+                             GB_OK);
+            assert_memory_equal(df, gb_prior_pass(pr, 0, GB_GEO_PASSES - 1), sizeof(float) * (size_t)n);
+            assert_memory_equal(db, gb_prior_pass(pr, 1, GB_GEO_PASSES - 1), sizeof(float) * (size_t)n);
+            for (int32_t i = 0; edit > 0 && i < n; i++) {
+                int32_t x = i % w, y = i / w;
+                int moved = seeds[i] != old_seeds[i] || memcmp(&df[i], &old_f[i], sizeof(float)) ||
+                            memcmp(&db[i], &old_b[i], sizeof(float));
+                if (moved && (x < changed[2 * y] || x >= changed[2 * y + 1]))
+                    fail_msg("trial %d edit %d: pixel (%d, %d) changed outside the reported spans", trial, edit, x, y);
+            }
+            if (edit == 0) /* the first update computes every pixel */
+                for (int32_t y = 0; y < h; y++)
+                    assert_true(changed[2 * y] == 0 && changed[2 * y + 1] == w);
+            memcpy(old_seeds, seeds, (size_t)n);
+            memcpy(old_f, df, sizeof(float) * (size_t)n);
+            memcpy(old_b, db, sizeof(float) * (size_t)n);
+        }
+        gb_prior_free(pr);
+        for (int k = 0; k < npast; k++)
+            free(past[k]);
+        mf_free_big(sim);
+        free(rgb);
+        free(seeds);
+        free(df);
+        free(db);
+        free(old_f);
+        free(old_b);
+        free(old_seeds);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -400,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_border_is_a_background_stroke),
         cmocka_unit_test(test_border_yields_to_a_touching_object),
         cmocka_unit_test(test_star_keeps_foreground_connected),
+        cmocka_unit_test(test_prior_updates_equal_fresh_scans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

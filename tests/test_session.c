@@ -259,6 +259,87 @@ static void expect_segment(seg_session *s, const int32_t *box, const char *what)
     free(want);
 }
 
+/* The prior's distances are updated edit by edit, not recomputed, and the
+ * network's terminals only where they moved; the quick cut (models kept)
+ * is re-solved warm. After every edit of a long mixed sequence (strokes of
+ * both kinds, clicks, erasing, undo and redo), the quick cut equals a
+ * fresh build and cold solve with the kept models, and the refined cut
+ * (models re-fitted) equals `flowcut segment`, bit for bit. */
+static void test_prior_updates_equal_fresh_builds(void **state)
+{
+    (void)state;
+    seg_session_options o;
+    seg_session_options_default(&o);
+    o.solve.engine = MF_ENGINE_CPU;
+    seg_session *s = NULL;
+    seg_error err = {0};
+    const int32_t w = photo.width, h = photo.height;
+    const size_t npx = (size_t)w * h;
+    assert_int_equal(seg_session_open(photo.data, w, h, seed_labels, &o, &s, &err), SEG_OK);
+    expect_segment(s, NULL, "opened");
+    gb_params p = o.graph;
+    gb_models *kept = NULL;
+    assert_int_equal(gb_models_fit(photo.data, w, h, seg_session_labels(s), &p, &kept), GB_OK);
+    uint64_t rng = 5;
+    int warm = 0, undos = 0;
+    double last[4] = {300, 180, 360, 200}; /* the last stroke: the eraser takes part of it back */
+    for (int edit = 0; edit < 12; edit++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(rng >> 33);
+        double x0 = 40 + r % 520, y0 = 30 + (r >> 10) % 340, x1 = x0 + (double)((r >> 3) % 120) - 60,
+               y1 = y0 + (double)((r >> 7) % 80) - 40;
+        int kind = edit < 4 ? edit : (int)((r >> 20) % 6);
+        char what[64];
+        if (kind == 0 || kind == 1) {
+            assert_int_equal(seg_session_paint_line(s, kind ? GB_BACKGROUND : GB_FOREGROUND, x0, y0, x1, y1, 3),
+                             SEG_OK);
+            last[0] = x0, last[1] = y0, last[2] = x1, last[3] = y1;
+            snprintf(what, sizeof what, "edit %d: %s stroke", edit, kind ? "background" : "foreground");
+        } else if (kind == 2) {
+            assert_int_equal(seg_session_paint_line(s, GB_UNMARKED, last[0], last[1], (last[0] + last[2]) / 2,
+                                                    (last[1] + last[3]) / 2, 6),
+                             SEG_OK);
+            snprintf(what, sizeof what, "edit %d: eraser", edit);
+        } else if (kind == 3) {
+            uint8_t l = r & 1 ? GB_BACKGROUND : GB_FOREGROUND;
+            assert_int_equal(seg_session_click(s, (int32_t)x0, (int32_t)y0, l), SEG_OK);
+            snprintf(what, sizeof what, "edit %d: click", edit);
+        } else if (kind == 4) {
+            undos += seg_session_undo(s);
+            snprintf(what, sizeof what, "edit %d: undo", edit);
+        } else {
+            seg_session_redo(s);
+            snprintf(what, sizeof what, "edit %d: redo", edit);
+        }
+        if (kind < 4)
+            assert_int_equal(seg_session_commit(s), SEG_OK);
+        /* the quick cut: the kept models, warm */
+        seg_session_set_refit(s, 0);
+        seg_cut_stats st;
+        if (seg_session_cut(s, &st, &err) != SEG_OK)
+            fail_msg("%s: cut failed: %s", what, err.message);
+        assert_int_equal(st.refitted, 0);
+        assert_true(st.changed_pixels < (int64_t)npx);
+        warm += st.warm;
+        uint8_t *want = malloc(npx);
+        int64_t flow;
+        reference_mask(seg_session_labels(s), kept, p.lambda, want, &flow);
+        if (memcmp(want, seg_session_mask(s), npx) || flow != st.flow)
+            fail_msg("%s: the quick cut differs from a fresh build with the kept models", what);
+        free(want);
+        /* the refined cut: models re-fitted, as segment fits them */
+        seg_session_set_refit(s, 1);
+        expect_segment(s, NULL, what);
+        gb_models_free(kept);
+        kept = NULL;
+        assert_int_equal(gb_models_fit(photo.data, w, h, seg_session_labels(s), &p, &kept), GB_OK);
+    }
+    assert_true(warm >= 8); /* the quick cuts were warm */
+    assert_true(undos >= 1);
+    gb_models_free(kept);
+    seg_session_close(s);
+}
+
 /* One energy: after clicks (one foreground click alone, the border as the
  * background), a box, strokes, erasing and undo, the session's mask and
  * flow equal `flowcut segment`'s on the same seeds, bit for bit; and the
@@ -561,6 +642,7 @@ int main(void)
         cmocka_unit_test(test_strokes_match_fresh_solves_gpu),
         cmocka_unit_test(test_frozen_models),
         cmocka_unit_test(test_session_equals_segment),
+        cmocka_unit_test(test_prior_updates_equal_fresh_builds),
         cmocka_unit_test(test_save_is_atomic),
         cmocka_unit_test(test_history_bounded_in_bytes),
         cmocka_unit_test(test_stroke_spans_match_pixel_rule),

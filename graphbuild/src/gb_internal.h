@@ -106,4 +106,31 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
                      const double *similarity, const int32_t *pair_d2, double border, int threads,
                      float *dist_fg, float *dist_bg, int32_t *parent_fg);
 
+/* The raster passes of the geodesic scans (forward, backward, repeated):
+ * more than two pairs cost time without improving the masks. */
+#define GB_GEO_PASSES 4
+/* The photo's border starts the background distance only where the
+ * foreground seeds are farther than this (in colour edges crossed, each
+ * worth about 1): where the object the user marked runs into the frame
+ * without an edge between, the frame there is the object's, not
+ * background, so a close-up's object keeps the part that touches it. Half
+ * an edge: neutral on the dev sets' strokes and clicks, where few objects
+ * touch the frame (docs/benchmarks.md). */
+#define GB_BORDER_FG_GAP 0.5
+/* gb_geodesic_with in two steps, for a caller that keeps the step costs
+ * between seed edits (prior.c): the costs, connectivity / 2 planes of
+ * width * height (plane k: every pixel's step k, E, S, SE, SW; infinity
+ * where the neighbour is outside); then the scans on them, with when
+ * stages_fg / stages_bg are not NULL every pass's distances but the last
+ * (GB_GEO_PASSES - 1 arrays of width * height each). */
+int gb_geodesic_costs(const uint8_t *rgb, int32_t width, int32_t height, int connectivity, const double *similarity,
+                      const int32_t *pair_d2, int threads, float *cost);
+int gb_geodesic_scan(const float *cost, int32_t width, int32_t height, const uint8_t *seeds, int connectivity,
+                     double border, int threads, float *dist_fg, float *dist_bg, int32_t *parent_fg,
+                     float *const *stages_fg, float *const *stages_bg);
+/* Pass k (< GB_GEO_PASSES; the last: the distances) of a prior's
+ * foreground (bg 0) or background (bg 1) distances; NULL without the
+ * prior. For tests. */
+const float *gb_prior_pass(const gb_prior *pr, int bg, int k);
+
 #endif

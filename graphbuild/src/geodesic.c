@@ -16,7 +16,12 @@
  * converge slowly (millions of updates per pair at 3 Mpx), and more than
  * two pairs cost time without improving the masks.
  * Every update is a strict decrease, so a parent always has a smaller
- * distance than its child and the parents form a forest rooted at seeds. */
+ * distance than its child and the parents form a forest rooted at seeds.
+ * A pass gives every pixel the minimum of its value before the pass and
+ * its already scanned neighbours' values after it plus the step (min is
+ * exact on floats, and the order of the terms does not matter): the result
+ * of a pass depends on the one before it alone, which is what lets
+ * prior.c update the passes of a session's edit pixel by pixel. */
 #include "flowcut/graphbuild.h"
 #include "gb_internal.h"
 
@@ -28,7 +33,7 @@
 #include <string.h>
 
 #define GEO_EPS 0.001
-#define GEO_SCANS 2
+#define GEO_SCANS (GB_GEO_PASSES / 2)
 
 /* the same forward directions as the builder: E, S, SE, SW */
 static const int GDX[4] = {1, 0, 1, -1}, GDY[4] = {0, 1, 1, 1};
@@ -92,16 +97,8 @@ typedef struct scan_ctx {
     block_sync sync[GEO_MAX_BLOCKS];
     _Atomic int gate; /* 0: wait, 1: go, -1: leave (a thread did not start) */
     const float *near_fg; /* background scans: the foreground distances, or NULL */
+    float *const *stages; /* NULL, or GB_GEO_PASSES - 1 arrays: each pass's distances but the last */
 } scan_ctx;
-
-/* The photo's border starts the background distance only where the
- * foreground seeds are farther than this (in colour edges crossed, each
- * worth about 1): where the object the user marked runs into the frame
- * without an edge between, the frame there is the object's, not
- * background, so a close-up's object keeps the part that touches it. Half
- * an edge: neutral on the dev sets' strokes and clicks, where few objects
- * touch the frame (docs/benchmarks.md). */
-#define GB_BORDER_FG_GAP 0.5
 
 typedef struct scan_worker {
     scan_ctx *c;
@@ -514,15 +511,28 @@ static void scan_init(scan_ctx *c, uint8_t which, double border)
     }
 }
 
+/* Keeps pass k's distances when the caller wants every pass's. */
+static void keep_stage(const scan_ctx *c, int k)
+{
+    if (c->stages && k < GB_GEO_PASSES - 1)
+        memcpy(c->stages[k], c->d, sizeof(float) * (size_t)c->plane);
+}
+
 static void scan(scan_ctx *c, uint8_t which, double border)
 {
     scan_init(c, which, border);
+    int k = 0;
     for (int round = 0; round < GEO_SCANS; round++) {
         int64_t changed = scan_pass(c, 0);
+        keep_stage(c, k++);
         changed += scan_pass(c, 1);
+        keep_stage(c, k++);
         if (!changed)
             break;
     }
+    /* after a pair that moved nothing, every further pass moves nothing */
+    for (; k < GB_GEO_PASSES - 1; k++)
+        keep_stage(c, k);
 }
 
 /* One region's distances, on its own context. */
@@ -594,6 +604,23 @@ int gb_geodesic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
     return rc;
 }
 
+int gb_geodesic_costs(const uint8_t *rgb, int32_t width, int32_t height, int connectivity, const double *similarity,
+                      const int32_t *pair_d2, int threads, float *cost)
+{
+    if (!rgb || !similarity || !cost || width < 1 || height < 1 || (connectivity != 4 && connectivity != 8))
+        return GB_ERR_INVALID;
+    const int nd = connectivity == 4 ? 2 : 4;
+    int want = threads < 0 ? -threads : threads;
+    int blocks = want < 1 ? 1 : want > GEO_MAX_BLOCKS ? GEO_MAX_BLOCKS : want;
+    cost_job jobs[GEO_MAX_BLOCKS];
+    for (int t = 0; t < blocks; t++)
+        jobs[t] = (cost_job){rgb, width, (int32_t)((int64_t)height * t / blocks),
+                             (int32_t)((int64_t)height * (t + 1) / blocks), height, nd, similarity, pair_d2,
+                             cost};
+    gb_run_threads(cost_rows, jobs, sizeof jobs[0], blocks);
+    return GB_OK;
+}
+
 int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds, int connectivity,
                      const double *similarity, const int32_t *pair_d2, double border, int threads,
                      float *dist_fg, float *dist_bg, int32_t *parent_fg)
@@ -605,14 +632,24 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
     float *cost = mf_alloc_big(sizeof(float) * (size_t)npx * (size_t)nd);
     if (!cost)
         return GB_ERR_NOMEM;
+    int rc = gb_geodesic_costs(rgb, width, height, connectivity, similarity, pair_d2, threads, cost);
+    if (!rc)
+        rc = gb_geodesic_scan(cost, width, height, seeds, connectivity, border, threads, dist_fg, dist_bg, parent_fg,
+                              NULL, NULL);
+    mf_free_big(cost);
+    return rc;
+}
+
+int gb_geodesic_scan(const float *cost, int32_t width, int32_t height, const uint8_t *seeds, int connectivity,
+                     double border, int threads, float *dist_fg, float *dist_bg, int32_t *parent_fg,
+                     float *const *stages_fg, float *const *stages_bg)
+{
+    if (!cost || !seeds || width < 1 || height < 1 || (connectivity != 4 && connectivity != 8))
+        return GB_ERR_INVALID;
+    const int nd = connectivity == 4 ? 2 : 4;
+    const int64_t npx = (int64_t)width * height;
     int want = threads < 0 ? -threads : threads;
     int blocks = want < 1 ? 1 : want > GEO_MAX_BLOCKS ? GEO_MAX_BLOCKS : want;
-    cost_job jobs[GEO_MAX_BLOCKS];
-    for (int t = 0; t < blocks; t++)
-        jobs[t] = (cost_job){rgb, width, (int32_t)((int64_t)height * t / blocks),
-                             (int32_t)((int64_t)height * (t + 1) / blocks), height, nd, similarity, pair_d2,
-                             cost};
-    gb_run_threads(cost_rows, jobs, sizeof jobs[0], blocks);
     if (blocks > width / GEO_MIN_BLOCK_WIDTH)
         blocks = width / GEO_MIN_BLOCK_WIDTH < 1 ? 1 : width / GEO_MIN_BLOCK_WIDTH;
     if (npx < GEO_MIN_PARALLEL_PIXELS && threads > 0)
@@ -620,10 +657,8 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
     /* one context a region: on one column block each, the two regions'
      * scans run side by side when there are two threads */
     scan_ctx *c = aligned_alloc(_Alignof(scan_ctx), 2 * sizeof *c); /* block_sync's cache lines */
-    if (!c) {
-        mf_free_big(cost);
+    if (!c)
         return GB_ERR_NOMEM;
-    }
     memset(c, 0, 2 * sizeof *c);
     region_job rj[2];
     int nr = 0;
@@ -647,6 +682,7 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
             cr->bx[t] = (int32_t)((int64_t)width * t / blocks);
         cr->d = d;
         cr->parent = r == 0 ? parent_fg : NULL;
+        cr->stages = r == 0 ? stages_fg : stages_bg;
         rj[nr++] = (region_job){cr, r == 0 ? GB_FOREGROUND : GB_BACKGROUND, r == 0 ? -1.0 : border};
     }
     if (nr == 2 && border >= 0) {
@@ -656,7 +692,7 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
         scan_region(&rj[1]);
     } else if (nr == 2 && blocks == 1 && want >= 2) {
         gb_run_threads(scan_region, rj, sizeof rj[0], 2);
-    } else if (nr == 2 && blocks == 1 && !parent_fg) {
+    } else if (nr == 2 && blocks == 1 && !parent_fg && !stages_fg && !stages_bg) {
         scan_init(rj[0].c, rj[0].which, rj[0].border);
         scan_init(rj[1].c, rj[1].which, rj[1].border);
         scan_both(rj[0].c, rj[1].c);
@@ -670,6 +706,5 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
             pthread_mutex_destroy(&c[r].sync[t].lock);
         }
     free(c);
-    mf_free_big(cost);
     return GB_OK;
 }

@@ -1,8 +1,20 @@
 /* Every pixel's terminal capacities for new seeds, as gb_build would set
  * them, without building a network: what an interactive session needs
  * after each edit when the geodesic prior is on (the distances, and with
- * them every unseeded pixel's terminals, depend on every seed). The photo's
- * part (beta, the similarity table) is computed once. */
+ * them unseeded pixels' terminals, depend on every seed). The photo's part
+ * (beta, the similarity table, the geodesic step costs) is computed once.
+ *
+ * The distances are updated, not recomputed: the scans of geodesic.c are
+ * GB_GEO_PASSES raster passes, and a pass sets every pixel to the minimum
+ * of its value before the pass and its already scanned neighbours' values
+ * after it plus the step. Each pass's result is kept; after an edit a
+ * pixel of a pass is recomputed from that rule only where one of its
+ * inputs changed (its seed or start, its value in the pass before, a
+ * scanned neighbour's value in this pass), in the pass's order, and a
+ * pixel none of whose inputs changed keeps its value. The passes then
+ * hold exactly what a scan from scratch computes, bit for bit, whether
+ * seeds were added, erased or undone, at the cost of the pixels whose
+ * distances move. */
 #include "flowcut/graphbuild.h"
 #include "gb_internal.h"
 
@@ -14,7 +26,15 @@ struct gb_prior {
     int32_t width, height;
     gb_params p;
     double *similarity;
-    float *dist_fg, *dist_bg;
+    int nd;            /* step directions: 2 (4-connected) or 4 */
+    float *cost;       /* nd planes of step costs (gb_geodesic_costs) */
+    float *dist[2];    /* foreground, background: the last pass */
+    float *stage[2][GB_GEO_PASSES - 1]; /* the passes before it */
+    uint8_t *seeds;    /* the seeds the distances are for */
+    int ready;         /* distances computed for seeds */
+    float *edge_fg;    /* the foreground distances of the border pixels before an update */
+    int32_t *changed;  /* per row [lo, hi): pixels whose terminals may have moved at the last update */
+    int32_t *span[4];  /* per row [lo, hi): work */
 };
 
 /* beta as gb_build estimates it: over every pixel's forward pairs (E, S,
@@ -36,6 +56,31 @@ static double estimate_beta(const uint8_t *rgb, int32_t w, int32_t h, int connec
     return pairs && sum > 0 ? 1.0 / (2.0 * (double)sum / (double)pairs) : 0.0;
 }
 
+/* The prior's arrays: the seeds and the spans always, the costs and every
+ * pass of both regions' distances with the prior on. */
+static int alloc_arrays(gb_prior *pr)
+{
+    const size_t npx = (size_t)pr->width * (size_t)pr->height, rows = 2 * (size_t)pr->height;
+    pr->seeds = malloc(npx);
+    pr->changed = malloc(sizeof(int32_t) * rows);
+    int ok = pr->seeds && pr->changed;
+    for (int k = 0; k < 4; k++)
+        ok &= (pr->span[k] = malloc(sizeof(int32_t) * rows)) != NULL;
+    if (pr->p.geodesic > 0) {
+        pr->similarity = gb_similarity_table(estimate_beta(pr->rgb, pr->width, pr->height, pr->p.connectivity),
+                                             gb_threads(&pr->p));
+        pr->cost = mf_alloc_big(sizeof(float) * npx * (size_t)pr->nd);
+        pr->edge_fg = malloc(sizeof(float) * 2 * ((size_t)pr->width + (size_t)pr->height));
+        ok &= pr->similarity && pr->cost && pr->edge_fg;
+        for (int r = 0; r < 2; r++) {
+            ok &= (pr->dist[r] = mf_alloc_big(sizeof(float) * npx)) != NULL;
+            for (int k = 0; k < GB_GEO_PASSES - 1; k++)
+                ok &= (pr->stage[r][k] = mf_alloc_big(sizeof(float) * npx)) != NULL;
+        }
+    }
+    return ok ? GB_OK : GB_ERR_NOMEM;
+}
+
 int gb_prior_new(const uint8_t *rgb, int32_t width, int32_t height, const gb_params *p, gb_prior **out)
 {
     *out = NULL;
@@ -49,15 +94,10 @@ int gb_prior_new(const uint8_t *rgb, int32_t width, int32_t height, const gb_par
     pr->width = width;
     pr->height = height;
     pr->p = *p;
-    int rc = GB_OK;
-    if (p->geodesic > 0) {
-        size_t npx = (size_t)width * (size_t)height;
-        pr->similarity = gb_similarity_table(estimate_beta(rgb, width, height, p->connectivity), gb_threads(p));
-        pr->dist_fg = malloc(sizeof(float) * npx);
-        pr->dist_bg = malloc(sizeof(float) * npx);
-        if (!pr->similarity || !pr->dist_fg || !pr->dist_bg)
-            rc = GB_ERR_NOMEM;
-    }
+    pr->nd = p->connectivity == 4 ? 2 : 4;
+    int rc = alloc_arrays(pr);
+    if (!rc && p->geodesic > 0)
+        rc = gb_geodesic_costs(rgb, width, height, p->connectivity, pr->similarity, NULL, gb_threads(p), pr->cost);
     if (rc) {
         gb_prior_free(pr);
         return rc;
@@ -71,9 +111,273 @@ void gb_prior_free(gb_prior *pr)
     if (!pr)
         return;
     mf_free_big(pr->similarity);
-    free(pr->dist_fg);
-    free(pr->dist_bg);
+    mf_free_big(pr->cost);
+    for (int r = 0; r < 2; r++) {
+        mf_free_big(pr->dist[r]);
+        for (int k = 0; k < GB_GEO_PASSES - 1; k++)
+            mf_free_big(pr->stage[r][k]);
+    }
+    free(pr->seeds);
+    free(pr->edge_fg);
+    free(pr->changed);
+    for (int k = 0; k < 4; k++)
+        free(pr->span[k]);
     free(pr);
+}
+
+/* Spans of a row: [sp[2y], sp[2y + 1]), empty when lo >= hi. */
+static void spans_clear(int32_t *sp, int32_t h, int32_t w)
+{
+    for (int32_t y = 0; y < h; y++)
+        sp[2 * y] = w, sp[2 * y + 1] = 0;
+}
+
+static void span_add(int32_t *sp, int32_t y, int32_t lo, int32_t hi)
+{
+    if (lo >= hi)
+        return;
+    sp[2 * y] = lo < sp[2 * y] ? lo : sp[2 * y];
+    sp[2 * y + 1] = hi > sp[2 * y + 1] ? hi : sp[2 * y + 1];
+}
+
+static inline float min_f(float a, float b) { return b < a ? b : a; }
+
+/* One region's update: its seed kind, its start (the border's for the
+ * background), its passes, and the spans of the pixels to recompute. */
+typedef struct region_pass {
+    const gb_prior *pr;
+    int bg;              /* 0: foreground distances, 1: background */
+    const int32_t *in;   /* pixels whose value in the pass before (or start) changed */
+    const int32_t *base; /* pixels whose seed or start changed: an input of every pass */
+    int32_t *out;        /* pixels whose value in this pass changed */
+} region_pass;
+
+/* The distance a pixel starts at (geodesic.c's scan_init): 0 at the
+ * region's seeds, unreached at the other's and elsewhere, except that the
+ * background starts at the border where the foreground is not near. */
+static inline float start_value(const gb_prior *pr, int bg, int64_t p, int32_t x, int32_t y)
+{
+    const uint8_t s = pr->seeds[p], which = bg ? GB_BACKGROUND : GB_FOREGROUND;
+    if (s == which)
+        return 0.0f;
+    if (s != GB_UNMARKED || !bg || pr->p.border < 0 ||
+        !(y == 0 || y == pr->height - 1 || x == 0 || x == pr->width - 1))
+        return INFINITY;
+    return pr->dist[0][p] <= (float)GB_BORDER_FG_GAP ? INFINITY : (float)pr->p.border;
+}
+
+/* The rows' inputs of one pass: the pixels of in and base, and those
+ * next to the neighbour row's changes (expanded by one column when
+ * 8-connected); returns the row's span in *lo, *hi. */
+static void row_input(const region_pass *rp, int32_t y, int32_t plo, int32_t phi, int32_t *lo, int32_t *hi)
+{
+    const int32_t w = rp->pr->width, diag = rp->pr->nd == 4;
+    int32_t a = rp->in[2 * y] < rp->base[2 * y] ? rp->in[2 * y] : rp->base[2 * y];
+    int32_t b = rp->in[2 * y + 1] > rp->base[2 * y + 1] ? rp->in[2 * y + 1] : rp->base[2 * y + 1];
+    if (plo < phi) {
+        a = plo - diag < a ? plo - diag : a;
+        b = phi + diag > b ? phi + diag : b;
+    }
+    *lo = a < 0 ? 0 : a;
+    *hi = b > w ? w : b;
+}
+
+/* A forward pass (geodesic.c's row_forward): from W, N, NW and NE. prev:
+ * the pass before (NULL: the start), cur: this pass's values. */
+static void pass_forward(const region_pass *rp, const float *prev, float *cur)
+{
+    const gb_prior *pr = rp->pr;
+    const int32_t w = pr->width, h = pr->height;
+    const int64_t plane = (int64_t)w * h;
+    const int diag = pr->nd == 4;
+    const float *ce = pr->cost, *cs = ce + plane, *cse = cs + plane, *csw = cse + plane;
+    int32_t plo = 0, phi = 0;
+    for (int32_t y = 0; y < h; y++) {
+        int32_t lo, hi, olo = w, ohi = 0;
+        row_input(rp, y, plo, phi, &lo, &hi);
+        int moved = 0; /* the pixel before changed: the chain goes on */
+        for (int32_t x = lo; x < w && (x < hi || moved); x++) {
+            const int64_t p = (int64_t)y * w + x;
+            float v = prev ? prev[p] : start_value(pr, rp->bg, p, x, y);
+            if (pr->seeds[p] == GB_UNMARKED) {
+                if (x > 0)
+                    v = min_f(v, cur[p - 1] + ce[p - 1]);
+                if (y > 0) {
+                    v = min_f(v, cur[p - w] + cs[p - w]);
+                    if (diag && x > 0)
+                        v = min_f(v, cur[p - w - 1] + cse[p - w - 1]);
+                    if (diag && x + 1 < w)
+                        v = min_f(v, cur[p - w + 1] + csw[p - w + 1]);
+                }
+            }
+            moved = v != cur[p];
+            if (moved) {
+                cur[p] = v;
+                olo = x < olo ? x : olo;
+                ohi = x + 1;
+            }
+        }
+        rp->out[2 * y] = olo;
+        rp->out[2 * y + 1] = ohi;
+        plo = olo, phi = ohi;
+    }
+}
+
+/* A backward pass (geodesic.c's row_backward): from E, S, SE and SW,
+ * through the pixel's own steps. */
+static void pass_backward(const region_pass *rp, const float *prev, float *cur)
+{
+    const gb_prior *pr = rp->pr;
+    const int32_t w = pr->width, h = pr->height;
+    const int64_t plane = (int64_t)w * h;
+    const int diag = pr->nd == 4;
+    const float *ce = pr->cost, *cs = ce + plane, *cse = cs + plane, *csw = cse + plane;
+    int32_t plo = 0, phi = 0;
+    for (int32_t y = h - 1; y >= 0; y--) {
+        int32_t lo, hi, olo = w, ohi = 0;
+        row_input(rp, y, plo, phi, &lo, &hi);
+        int moved = 0;
+        for (int32_t x = hi - 1; x >= 0 && (x >= lo || moved); x--) {
+            const int64_t p = (int64_t)y * w + x;
+            float v = prev[p];
+            if (pr->seeds[p] == GB_UNMARKED) {
+                if (x + 1 < w)
+                    v = min_f(v, cur[p + 1] + ce[p]);
+                if (y + 1 < h) {
+                    v = min_f(v, cur[p + w] + cs[p]);
+                    if (diag && x + 1 < w)
+                        v = min_f(v, cur[p + w + 1] + cse[p]);
+                    if (diag && x > 0)
+                        v = min_f(v, cur[p + w - 1] + csw[p]);
+                }
+            }
+            moved = v != cur[p];
+            if (moved) {
+                cur[p] = v;
+                olo = x;
+                ohi = x + 1 > ohi ? x + 1 : ohi;
+            }
+        }
+        rp->out[2 * y] = olo;
+        rp->out[2 * y + 1] = ohi;
+        plo = olo, phi = ohi;
+    }
+}
+
+/* Every pass of one region, from base (the pixels whose seed or start
+ * changed); the pixels whose final distance changed join pr->changed. */
+static void region_update(gb_prior *pr, int bg, const int32_t *base)
+{
+    int32_t *a = pr->span[2], *b = pr->span[3];
+    region_pass rp = {pr, bg, base, base, a};
+    for (int k = 0; k < GB_GEO_PASSES; k++) {
+        float *cur = k < GB_GEO_PASSES - 1 ? pr->stage[bg][k] : pr->dist[bg];
+        rp.out = k & 1 ? b : a;
+        if (k & 1)
+            pass_backward(&rp, pr->stage[bg][k - 1], cur);
+        else
+            pass_forward(&rp, k ? pr->stage[bg][k - 1] : NULL, cur);
+        rp.in = rp.out;
+    }
+    for (int32_t y = 0; y < pr->height; y++)
+        span_add(pr->changed, y, rp.in[2 * y], rp.in[2 * y + 1]);
+}
+
+/* The border pixels in a fixed order: top row, bottom row, then the first
+ * and last columns of the rows between. */
+static int64_t edge_pixel(const gb_prior *pr, int64_t k)
+{
+    const int32_t w = pr->width, h = pr->height;
+    if (k < w)
+        return k;
+    if (k < 2 * (int64_t)w)
+        return (int64_t)(h - 1) * w + (k - w);
+    k -= 2 * (int64_t)w;
+    return (int64_t)(1 + k / 2) * w + (k & 1 ? w - 1 : 0);
+}
+
+static int64_t edge_count(const gb_prior *pr)
+{
+    return pr->height > 2 ? 2 * (int64_t)pr->width + 2 * (int64_t)(pr->height - 2)
+                          : (int64_t)pr->width * pr->height;
+}
+
+/* The distances for new seeds, from the last ones; base: the rows' spans
+ * of seeds that changed. */
+static void update_distances(gb_prior *pr, const int32_t *base)
+{
+    const int32_t w = pr->width, h = pr->height;
+    const int64_t ne = edge_count(pr);
+    for (int64_t k = 0; k < ne; k++)
+        pr->edge_fg[k] = pr->dist[0][edge_pixel(pr, k)];
+    region_update(pr, 0, base);
+    /* the background's start moves where a border pixel's foreground
+     * distance crossed the gap */
+    int32_t *bg_base = pr->span[1];
+    memcpy(bg_base, base, sizeof(int32_t) * 2 * (size_t)h);
+    for (int64_t k = 0; k < ne; k++) {
+        int64_t p = edge_pixel(pr, k);
+        if ((pr->edge_fg[k] <= (float)GB_BORDER_FG_GAP) != (pr->dist[0][p] <= (float)GB_BORDER_FG_GAP))
+            span_add(bg_base, (int32_t)(p / w), (int32_t)(p % w), (int32_t)(p % w) + 1);
+    }
+    region_update(pr, 1, bg_base);
+}
+
+int gb_prior_update(gb_prior *pr, const uint8_t *seeds, const int32_t **changed)
+{
+    if (!pr || !seeds)
+        return GB_ERR_INVALID;
+    const int32_t w = pr->width, h = pr->height;
+    int32_t *base = pr->span[0];
+    spans_clear(pr->changed, h, w);
+    spans_clear(base, h, w);
+    int rc = GB_OK;
+    if (!pr->ready) { /* every pixel, from scratch */
+        memcpy(pr->seeds, seeds, (size_t)w * (size_t)h);
+        for (int32_t y = 0; y < h; y++)
+            span_add(pr->changed, y, 0, w);
+        if (pr->p.geodesic > 0)
+            rc = gb_geodesic_scan(pr->cost, w, h, pr->seeds, pr->p.connectivity, pr->p.border, gb_threads(&pr->p),
+                                  pr->dist[0], pr->dist[1], NULL, pr->stage[0], pr->stage[1]);
+        pr->ready = rc == GB_OK;
+    } else {
+        int any = 0;
+        for (int32_t y = 0; y < h; y++) {
+            const uint8_t *a = pr->seeds + (int64_t)y * w, *b = seeds + (int64_t)y * w;
+            if (!memcmp(a, b, (size_t)w))
+                continue;
+            int32_t lo = 0, hi = w;
+            while (a[lo] == b[lo])
+                lo++;
+            while (a[hi - 1] == b[hi - 1])
+                hi--;
+            span_add(base, y, lo, hi);
+            span_add(pr->changed, y, lo, hi);
+            memcpy(pr->seeds + (int64_t)y * w + lo, b + lo, (size_t)(hi - lo));
+            any = 1;
+        }
+        if (any && pr->p.geodesic > 0)
+            update_distances(pr, base);
+    }
+    if (changed)
+        *changed = pr->changed;
+    return rc;
+}
+
+void gb_prior_pixel_terminals(const gb_prior *pr, int64_t i, const gb_models *models, int32_t seed_cap, int32_t *cs,
+                              int32_t *ct)
+{
+    const uint8_t seed = pr->seeds[i];
+    gb_pixel_terminals(pr->rgb + 3 * i, seed, models, seed_cap, cs, ct);
+    if (pr->p.geodesic > 0 && seed == GB_UNMARKED)
+        gb_add_prior(pr->p.geodesic, pr->dist[0][i], pr->dist[1][i], cs, ct);
+}
+
+const float *gb_prior_pass(const gb_prior *pr, int bg, int k)
+{
+    if (!pr->dist[bg & 1] || k < 0 || k >= GB_GEO_PASSES)
+        return NULL;
+    return k == GB_GEO_PASSES - 1 ? pr->dist[bg & 1] : pr->stage[bg & 1][k];
 }
 
 int gb_prior_terminals(gb_prior *pr, const uint8_t *seeds, const gb_models *models, int32_t seed_cap, int32_t *cs,
@@ -81,18 +385,11 @@ int gb_prior_terminals(gb_prior *pr, const uint8_t *seeds, const gb_models *mode
 {
     if (!pr || !seeds || !models || !cs || !ct)
         return GB_ERR_INVALID;
+    int rc = gb_prior_update(pr, seeds, NULL);
+    if (rc)
+        return rc;
     const int64_t npx = (int64_t)pr->width * pr->height;
-    const int prior = pr->p.geodesic > 0;
-    if (prior) {
-        int rc = gb_geodesic_with(pr->rgb, pr->width, pr->height, seeds, pr->p.connectivity, pr->similarity, NULL,
-                                  pr->p.border, gb_threads(&pr->p), pr->dist_fg, pr->dist_bg, NULL);
-        if (rc)
-            return rc;
-    }
-    for (int64_t i = 0; i < npx; i++) {
-        gb_pixel_terminals(pr->rgb + 3 * i, seeds[i], models, seed_cap, &cs[i], &ct[i]);
-        if (prior && seeds[i] == GB_UNMARKED)
-            gb_add_prior(pr->p.geodesic, pr->dist_fg[i], pr->dist_bg[i], &cs[i], &ct[i]);
-    }
+    for (int64_t i = 0; i < npx; i++)
+        gb_prior_pixel_terminals(pr, i, models, seed_cap, &cs[i], &ct[i]);
     return GB_OK;
 }

@@ -167,9 +167,11 @@ static int64_t collect_batch(mf_dynamic *d, int *oom)
             continue; /* a later change of the same arc wins */
         int32_t *b = d->batch + CHANGE_FIELDS * count++;
         memcpy(b, c, sizeof(int32_t) * CHANGE_FIELDS);
-        /* the GPU finds tails itself (2.4 M binary searches cost the host
-         * about a second at 16 Mpx); the CPU needs them here */
-        b[1] = d->engine == MF_ENGINE_GPU ? -1 : mf_arc_tail(&d->g, c[0]);
+        /* tails are found where a warm repair needs them: the GPU finds
+         * them itself (2.4 M binary searches cost the host about a second
+         * at 16 Mpx), the CPU when it applies the batch, not for a cold
+         * solve */
+        b[1] = -1;
     }
     for (int64_t k = 0; k < d->npending; k++)
         d->last[d->pending[CHANGE_FIELDS * k]] = -1;
@@ -209,6 +211,32 @@ static int64_t cpu_apply(mf_dynamic *d, const int32_t *c)
     e->arcs[q].res = rcap + f2;
     e->arcs[q].rres = cap - f2;
     return f > f2 ? (int64_t)f - f2 : (int64_t)f2 - f;
+}
+
+/* An arc's tail: the source's arcs (a pixel network's terminal arcs, the
+ * bulk of an edit's changes) without the binary search. */
+static int32_t arc_tail(const mf_graph *g, int32_t a)
+{
+    if (a >= g->out_start[g->source] && a < g->out_start[g->source + 1])
+        return g->source;
+    return mf_arc_tail(g, a);
+}
+
+/* The push-relabel state at zero flow on g's capacities, in the arrays it
+ * already has: a cold solve that keeps its flow for warm re-solves need
+ * not allocate (and have the kernel clear) the residual network again. */
+static void cpu_reset(mf_dynamic *d)
+{
+    mf_pr *e = &d->pr;
+    const mf_graph *g = &d->g;
+    for (int32_t u = 0; u < g->num_vertices; u++) {
+        e->excess[u] = 0;
+        for (int32_t a = g->out_start[u]; a < g->out_start[u + 1]; a++) {
+            mf_rarc *f = &e->arcs[mf_residual_forward(&e->resid, g, u, a)], *r = &e->arcs[f->sister];
+            f->res = r->rres = g->arc_cap[a];
+            f->rres = r->res = g->arc_rcap[a];
+        }
+    }
 }
 
 /* Loads the flows of a finished solve into a fresh push-relabel state. */
@@ -255,7 +283,7 @@ int mf_dynamic_arc_flow(const mf_dynamic *d, int32_t a, int32_t *flow)
     if (!d->solved || !d->pr_ready)
         return MF_OK; /* nothing solved yet: no flow */
     const mf_pr *e = &d->pr;
-    int32_t u = mf_arc_tail(&d->g, a);
+    int32_t u = arc_tail(&d->g, a);
     *flow = d->g.arc_cap[a] - e->arcs[mf_residual_forward(&e->resid, &d->g, u, a)].res;
     return MF_OK;
 }
@@ -352,9 +380,13 @@ static int warm_by_paths(mf_dynamic *d, mf_result *res, mf_error *err)
 }
 
 /* Warm re-solves that changed at least this fraction of the vertices'
- * arcs route the new flow by paths (warm_by_paths); fewer changes, a
- * stroke's, are repaired locally by push-relabel. */
-#define PATHS_CHANGED_FRACTION 0.02
+ * arcs route the new flow by paths (warm_by_paths); fewer changes are
+ * repaired locally by push-relabel. Paths cost about a cold solve (the
+ * engine runs on the whole residual network), local repair what the
+ * changes reach: an edit of a session with the geodesic prior changes the
+ * terminals of a few to some tens of percent of the pixels, where the
+ * repair took a fifth to a half of the paths' time (docs/benchmarks.md). */
+#define PATHS_CHANGED_FRACTION 0.5
 
 static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res, mf_error *err)
 {
@@ -366,7 +398,8 @@ static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res
     int64_t deficits = 0, removed = 0;
     if (!cold) {
         for (int64_t k = 0; k < nbatch; k++) {
-            const int32_t *c = d->batch + CHANGE_FIELDS * k;
+            int32_t *c = d->batch + CHANGE_FIELDS * k;
+            c[1] = arc_tail(g, c[0]);
             removed += cpu_apply(d, c);
             g->arc_cap[c[0]] = c[3];
             g->arc_rcap[c[0]] = c[4];
@@ -385,21 +418,25 @@ static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res
             g->arc_cap[c[0]] = c[3];
             g->arc_rcap[c[0]] = c[4];
         }
-        if (d->pr_ready)
-            mf_pr_free(&d->pr);
-        d->pr_ready = 0;
         if (d->cold_fraction <= 0 && d->opt.cut_only) {
             /* every solve cold (mf_dynamic_set_cold_fraction 0): no state to
              * keep for a warm one, so the engine's cut-only solve alone,
              * as fast as a fresh one and without the network's rebuild */
+            if (d->pr_ready)
+                mf_pr_free(&d->pr);
+            d->pr_ready = 0;
             return mf_solve_cpu(g, &d->opt, res, err);
         }
-        rc = mf_pr_init(&d->pr, g);
-        if (rc) {
-            mf_pr_free(&d->pr);
-            return mf_fail(err, rc, NULL, 0, "CPU engine: %s", mf_strerror(rc));
+        if (d->pr_ready) {
+            cpu_reset(d);
+        } else {
+            rc = mf_pr_init(&d->pr, g);
+            if (rc) {
+                mf_pr_free(&d->pr);
+                return mf_fail(err, rc, NULL, 0, "CPU engine: %s", mf_strerror(rc));
+            }
+            d->pr_ready = 1;
         }
-        d->pr_ready = 1;
         mf_cpu_algorithm alg = d->opt.cpu_algorithm;
         if (alg == MF_CPU_AUTO) {
             alg = mf_cpu_auto(g); /* the same rule as mf_solve_cpu */

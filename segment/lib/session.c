@@ -26,21 +26,15 @@ void seg_session_options_default(seg_session_options *o)
     o->refit = 1;
 }
 
-static double cold_fraction = 0.1, prior_cold_fraction = 0.0;
+static double cold_fraction = 0.1;
 
-void session_set_cold_fraction(double fraction) { cold_fraction = prior_cold_fraction = fraction; }
+void session_set_cold_fraction(double fraction) { cold_fraction = fraction; }
 
 /* 1 when the network's arcs depend on the seeds beyond their own pixels
  * (star convexity): a seed edit rebuilds it. */
 static int seed_arcs(const seg_session *s)
 {
     return s->opt.graph.star;
-}
-
-/* 1 when every pixel's terminals depend on the seeds (the geodesic prior). */
-static int seed_terminals(const seg_session *s)
-{
-    return s->opt.graph.geodesic > 0;
 }
 
 static void drop_network(seg_session *s)
@@ -55,9 +49,7 @@ static void drop_network(seg_session *s)
     free(s->cancelled);
     free(s->cur_cs);
     free(s->cur_ct);
-    free(s->new_cs);
-    free(s->new_ct);
-    s->cancelled = s->cur_cs = s->cur_ct = s->new_cs = s->new_ct = NULL;
+    s->cancelled = s->cur_cs = s->cur_ct = NULL;
 }
 
 void seg_session_close(seg_session *s)
@@ -67,7 +59,6 @@ void seg_session_close(seg_session *s)
     drop_network(s);
     free(s->rgb);
     free(s->labels);
-    free(s->cut_labels);
     free(s->mask);
     free(s->committed);
     session_history_free(s);
@@ -123,11 +114,10 @@ int seg_session_open(const uint8_t *rgb, int32_t width, int32_t height, const ui
     s->opt.solve.cut_only = 1;
     s->rgb = malloc((size_t)s->npx * 3);
     s->labels = calloc((size_t)s->npx, 1);
-    s->cut_labels = calloc((size_t)s->npx, 1);
     s->mask = calloc((size_t)s->npx, 1);
     s->committed = calloc((size_t)s->npx, 1);
     s->hist_limit = SEG_SESSION_HISTORY_DEFAULT;
-    if (!s->rgb || !s->labels || !s->cut_labels || !s->mask || !s->committed) {
+    if (!s->rgb || !s->labels || !s->mask || !s->committed) {
         seg_session_close(s);
         return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
     }
@@ -371,8 +361,9 @@ int seg_session_set_lambda(seg_session *s, double lambda)
  * where the new capacities would cut into the flow the arcs now carry
  * (the CPU's state says how much), both are raised until it fits and the
  * offset lowered to match; the state stays a valid preflow with no deficit
- * to repair, and the re-solve only adds flow. */
-static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, int64_t *changed_arcs,
+ * to repair, and the re-solve only adds flow. Not before a cold solve
+ * (lift 0), which starts from no flow. */
+static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, int lift_flow, int64_t *changed_arcs,
                            mf_error *e)
 {
     int32_t m = cs < ct ? cs : ct, term = cs - ct;
@@ -380,7 +371,7 @@ static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, in
     int32_t src_arc = g->out_start[g->source] + (int32_t)p, snk_arc = g->out_start[p + 1] - 1;
     int32_t want_src = term > 0 ? term : 0, want_snk = term < 0 ? -term : 0;
     int32_t f_src = 0, f_snk = 0;
-    if (mf_dynamic_arc_flow(s->dyn, src_arc, &f_src) == MF_OK &&
+    if (lift_flow && mf_dynamic_arc_flow(s->dyn, src_arc, &f_src) == MF_OK &&
         mf_dynamic_arc_flow(s->dyn, snk_arc, &f_snk) == MF_OK) {
         int32_t lift = f_src - want_src > f_snk - want_snk ? f_src - want_src : f_snk - want_snk;
         if (lift > 0 && lift <= INT32_MAX - (want_src > want_snk ? want_src : want_snk)) {
@@ -440,7 +431,9 @@ static int build_fresh(seg_session *s, seg_error *err)
                           s->cancelled, &s->seed_cap);
     if (rc)
         return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "network: %s", gb_strerror(rc));
-    if (!seed_arcs(s) && (rc = gb_prior_new(s->rgb, s->width, s->height, &s->opt.graph, &s->prior)))
+    /* the prior's distances for these seeds: later cuts update them */
+    if (!seed_arcs(s) && ((rc = gb_prior_new(s->rgb, s->width, s->height, &s->opt.graph, &s->prior)) ||
+                          (rc = gb_prior_update(s->prior, s->labels, NULL))))
         return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
     const mf_graph *g = &s->graph;
     for (int64_t p = 0; p < s->npx; p++) { /* what the network holds, before pre-cancelling */
@@ -452,11 +445,9 @@ static int build_fresh(seg_session *s, seg_error *err)
     if (rc)
         return seg_fail(err, SEG_ERR_SOLVE, "solver: %s", e.message);
     mf_graph_free(&s->graph); /* the solver holds its own copy */
-    /* with the prior every edit changes every pixel's terminals: nothing
-     * is left to re-solve warm, so each cut is a cold one on the network
-     * kept in place (no rebuild); without it an edit changes its own
-     * pixels, re-solved warm */
-    mf_dynamic_set_cold_fraction(s->dyn, seed_terminals(s) ? prior_cold_fraction : cold_fraction);
+    /* the first solve keeps its flow for warm re-solves when the cuts to
+     * come keep the models (see seg_session_cut) */
+    mf_dynamic_set_cold_fraction(s->dyn, s->opt.refit ? 0 : cold_fraction);
     s->rebuild = 0;
     s->models_stale = 0;
     return SEG_OK;
@@ -482,40 +473,31 @@ static int refit(seg_session *s, int *all, seg_error *err)
 }
 
 /* New terminal capacities for the seeds: every pixel's when all is set
- * (new models, or the prior after an edit: gb_prior_terminals, exactly as
- * a fresh build sets them), else the edited pixels' alone. */
+ * (new models), else those of the pixels whose seeds or prior distances
+ * changed since the last cut (gb_prior_update: the distances updated where
+ * they move, exactly as a fresh build computes them). Only pixels whose
+ * capacities differ from the network's are touched. */
 static int update_terminals(seg_session *s, int all, seg_cut_stats *st, seg_error *err)
 {
+    if (!s->prior)
+        return SEG_OK; /* star convexity: an edit rebuilds */
+    const int32_t *span;
+    int rc = gb_prior_update(s->prior, s->labels, &span);
+    if (rc)
+        return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
     mf_error e = {0};
-    int rc;
-    if (all) {
-        if (!s->new_cs && !(s->new_cs = malloc(sizeof(int32_t) * (size_t)s->npx)))
-            return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
-        if (!s->new_ct && !(s->new_ct = malloc(sizeof(int32_t) * (size_t)s->npx)))
-            return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
-        rc = gb_prior_terminals(s->prior, s->labels, s->models, s->seed_cap, s->new_cs, s->new_ct);
-        if (rc)
-            return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
-        for (int64_t p = 0; p < s->npx; p++) {
-            if (s->new_cs[p] == s->cur_cs[p] && s->new_ct[p] == s->cur_ct[p])
-                continue;
-            st->changed_pixels++;
-            if ((rc = apply_terminals(s, p, s->new_cs[p], s->new_ct[p], &st->changed_arcs, &e)))
-                return seg_fail(err, SEG_ERR_SOLVE, "solver: %s", e.message);
-        }
-        return SEG_OK;
-    }
-    for (int32_t y = s->dirty[1]; y < s->dirty[3]; y++)
-        for (int32_t x = s->dirty[0]; x < s->dirty[2]; x++) {
-            int64_t p = (int64_t)y * s->width + x;
-            if (s->labels[p] == s->cut_labels[p])
-                continue;
+    for (int32_t y = 0; y < s->height; y++) {
+        const int32_t lo = all ? 0 : span[2 * y], hi = all ? s->width : span[2 * y + 1];
+        for (int64_t p = (int64_t)y * s->width + lo; p < (int64_t)y * s->width + hi; p++) {
             int32_t cs, ct;
-            gb_pixel_terminals(s->rgb + 3 * p, s->labels[p], s->models, s->seed_cap, &cs, &ct);
+            gb_prior_pixel_terminals(s->prior, p, s->models, s->seed_cap, &cs, &ct);
+            if (cs == s->cur_cs[p] && ct == s->cur_ct[p])
+                continue;
             st->changed_pixels++;
-            if ((rc = apply_terminals(s, p, cs, ct, &st->changed_arcs, &e)))
+            if (apply_terminals(s, p, cs, ct, !all, &st->changed_arcs, &e))
                 return seg_fail(err, SEG_ERR_SOLVE, "solver: %s", e.message);
         }
+    }
     return SEG_OK;
 }
 
@@ -602,10 +584,21 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         double t1 = seg_now();
         st->model_seconds = t1 - t0;
         st->refitted = all;
-        if (seed_terminals(s) && s->dirty[0] < s->dirty[2])
-            all = 1; /* the prior moves with every edit */
-        if ((rc = update_terminals(s, all, st, err)))
+        if ((rc = update_terminals(s, all, st, err))) {
+            drop_network(s); /* the network is part-updated: the next cut starts afresh */
             return rc;
+        }
+        /* new models change every pixel's terminals: a repair would redo
+         * the whole flow piecemeal, so the solve is cold in place. It keeps
+         * its flow for a warm re-solve only after a quick cut (models
+         * kept), the pattern of a quick answer refined by a re-fit, where
+         * the next quick cut re-solves warm; keeping it costs the cold
+         * solve about as much again, wasted on re-fits alone. An edit's
+         * own pixels and the prior's moved distances are repaired warm. */
+        double fraction = cold_fraction;
+        if (all)
+            fraction = s->last_quick && cold_fraction > 0 ? 1e-12 : 0;
+        mf_dynamic_set_cold_fraction(s->dyn, fraction);
         st->update_seconds = seg_now() - t1;
     }
     double t2 = seg_now();
@@ -616,11 +609,8 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         return seg_fail(err, SEG_ERR_SOLVE, "solve: %s", e.message);
     }
     st->solve_seconds = seg_now() - t2;
-    if (s->dirty[0] < s->dirty[2]) /* the seeds the network now holds */
-        for (int32_t y = s->dirty[1]; y < s->dirty[3]; y++)
-            memcpy(s->cut_labels + (int64_t)y * s->width + s->dirty[0], s->labels + (int64_t)y * s->width + s->dirty[0],
-                   (size_t)(s->dirty[2] - s->dirty[0]));
     s->dirty[0] = s->dirty[2] = 0;
+    s->last_quick = !s->opt.refit;
     /* source_side holds 0 or 1: branch-free loops the compiler vectorises */
     const uint8_t *side = res.source_side;
     int64_t fg = 0;

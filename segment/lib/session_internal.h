@@ -16,15 +16,14 @@ struct seg_session {
     seg_session_options opt;
     uint8_t *rgb;
     uint8_t *labels;      /* current seeds */
-    uint8_t *cut_labels;  /* the seeds of the network in the solver */
     uint8_t *mask;
     int32_t dirty[4];     /* x0, y0, x1, y1 (exclusive) of edits since the last cut; x0 >= x1: none */
     /* the network and its solver; NULL until the first cut */
     gb_models *models;
-    gb_prior *prior;      /* the photo's side of the terminals (beta, similarity) */
+    gb_prior *prior;      /* the photo's side of the terminals and the seeds of the
+                           * network in the solver, with their prior distances */
     int32_t *cur_cs, *cur_ct; /* per pixel: the terminal capacities the network holds
                                * (before pre-cancelling and any lift) */
-    int32_t *new_cs, *new_ct; /* the next cut's, when every pixel is recomputed */
     int has_box;          /* seg_session_box: for a cut with no foreground seed */
     int32_t box[4];
     mf_graph graph;       /* while building; the solver keeps its own copy */
@@ -33,6 +32,7 @@ struct seg_session {
     mf_dynamic *dyn;
     int rebuild;          /* lambda changed: the next cut builds afresh */
     int models_stale;     /* seeds changed since the models were fitted */
+    int last_quick;       /* the last cut kept the models (refit off) */
     int64_t count[3];     /* pixels per label, kept as labels change */
     /* undo history: steps [head, nsteps) recorded, [head, pos) applied */
     uint8_t *committed;   /* the labels at the last step boundary */

@@ -148,6 +148,19 @@ typedef struct gb_prior gb_prior;
 int gb_prior_new(const uint8_t *rgb, int32_t width, int32_t height, const gb_params *p, gb_prior **out);
 int gb_prior_terminals(gb_prior *pr, const uint8_t *seeds, const gb_models *models, int32_t seed_cap, int32_t *cs,
                        int32_t *ct);
+/* The prior's distances brought to new seeds: the first call computes
+ * them, later ones update the last call's where they move (bit for bit
+ * what a computation from scratch gives, for any edit: seeds added,
+ * erased or changed). *changed (may be NULL) receives, for every row y,
+ * the columns [changed[2y], changed[2y + 1]) outside which no pixel's seed
+ * or distances changed since the last call (every pixel at the first):
+ * the pixels whose terminals may have moved. Valid until the next call. */
+int gb_prior_update(gb_prior *pr, const uint8_t *seeds, const int32_t **changed);
+/* Pixel i's two terminal capacities for the seeds and distances of the
+ * last gb_prior_update (or gb_prior_terminals), as gb_prior_terminals
+ * sets them. */
+void gb_prior_pixel_terminals(const gb_prior *pr, int64_t i, const gb_models *models, int32_t seed_cap, int32_t *cs,
+                              int32_t *ct);
 void gb_prior_free(gb_prior *pr);
 
 /* 1 when both models give every colour of the photo the same costs. */
