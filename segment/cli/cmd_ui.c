@@ -284,10 +284,13 @@ int cmd_ui(int argc, char **argv)
 {
     ui_args a;
     int status = parse_args(argc, argv, &a);
-    if (status >= 0)
+    if (status >= 0) {
+        seg_args_done(&a.o);
         return status;
+    }
 #ifndef FLOWCUT_HAVE_UI
     DISPLAYLEVEL(1, "flowcut ui: this build has no web UI (libmicrohttpd was not found at build time)\n");
+    seg_args_done(&a.o);
     return EXIT_FAIL;
 #else
     char msg[1024];
@@ -321,7 +324,7 @@ int cmd_ui(int argc, char **argv)
      * one remote machine cannot take them all; on loopback every client
      * shares 127.0.0.1 and only the total limit applies. */
     ui_config cfg = {session, NULL, mask_path, cutout_path, seeds_path, (size_t)1 << 20,
-                     addr.loopback ? 0u : 64u, a.quiet};
+                     addr.loopback ? 0u : 64u, a.quiet, a.o.prompts};
     status = serve(a.host, &addr, a.port, &cfg);
 done:
     seg_session_close(session);
@@ -330,6 +333,7 @@ done:
     free(cutout_path);
     free(seeds_path);
     img_free(&photo);
+    seg_args_done(&a.o);
     return status;
 #endif
 }

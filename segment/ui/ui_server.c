@@ -526,6 +526,31 @@ void ui_app_handle(ui_app *s, const char *method, const char *url, const char *t
     state_json(s, r);
 }
 
+/* The command line's prompts, as the page's box and clicks would be: the
+ * box first (as segment paints it), each an undo step and listed. */
+static int apply_prompts(ui_app *s, const seg_prompts *p, char *msg, size_t msg_size)
+{
+    int32_t W = seg_session_width(s->cfg.session), H = seg_session_height(s->cfg.session), b[4];
+    seg_click c;
+    if (seg_prompts_get_box(p, b)) {
+        if (seg_session_box(s->cfg.session, b[0], b[1], b[2], b[3])) {
+            snprintf(msg, msg_size, "--box %d,%d,%d,%d must lie inside the %dx%d photo", (int)b[0], (int)b[1],
+                     (int)b[2], (int)b[3], (int)W, (int)H);
+            return -1;
+        }
+        commit_step(s, BOX_KIND, b[0], b[1], b[2], b[3]);
+    }
+    for (int32_t i = 0; seg_prompts_click(p, i, &c) == SEG_OK; i++) {
+        if (seg_session_click(s->cfg.session, c.x, c.y, c.label)) {
+            snprintf(msg, msg_size, "--clicks: pixel %d,%d lies outside the %dx%d photo", (int)c.x, (int)c.y, (int)W,
+                     (int)H);
+            return -1;
+        }
+        commit_step(s, c.label, c.x, c.y, 0, 0);
+    }
+    return 0;
+}
+
 int ui_app_open(const ui_config *cfg, ui_app **out, char *msg, size_t msg_size)
 {
     *out = NULL;
@@ -553,6 +578,10 @@ int ui_app_open(const ui_config *cfg, ui_app **out, char *msg, size_t msg_size)
     }
     s->photo_png = (uint8_t *)buf;
     s->photo_png_size = len;
+    if (cfg->prompts && apply_prompts(s, cfg->prompts, msg, msg_size)) {
+        ui_app_close(s);
+        return -1;
+    }
     recut(s); /* starting seeds: the first cut before the page asks (or the message why not) */
     *out = s;
     return 0;

@@ -16,6 +16,8 @@ typedef struct ui_config {
     size_t max_body;         /* request bodies above this get 413 */
     unsigned per_ip_limit;   /* connections from one address (0: no limit beyond the total) */
     int quiet;
+    const seg_prompts *prompts; /* given on the command line (NULL: none): applied when the
+                                 * app opens as the page's box and clicks, an undo step each */
 } ui_config;
 
 /* The server without HTTP: the state of the page and every route, as

@@ -70,6 +70,22 @@ def main():
             prompts(s4, tmp, photo)
         finally:
             s4.stop(signal.SIGTERM)
+        # --clicks and --box on the command line: the page opens on their cut, as `segment` gives it
+        s5 = Server(FLOWCUT, photo, "--engine", "cpu", "-q", "--clicks", "300,200 -20,20", "--box", "10,5,580,390")
+        try:
+            js, m5 = settled(s5)
+            check(js["prompts"] == [[10, 5, 580, 390], [300, 200, 1], [20, 20, 2]] and js["can_undo"],
+                  "--clicks/--box listed: %r" % js)
+            both = os.path.join(tmp, "cli-prompts.png")
+            r = subprocess.run([FLOWCUT, "segment", photo, "--clicks", "300,200 -20,20", "--box", "10,5,580,390",
+                                "-o", both, "--engine", "cpu"], capture_output=True, text=True)
+            check(r.returncode == 0 and mask_png_bits(both) == m5, "ui --clicks/--box != segment's: %s" % r.stderr)
+        finally:
+            s5.stop(signal.SIGTERM)
+        r = subprocess.run([FLOWCUT, "ui", photo, "--clicks", "900,5", "--port", "0"], capture_output=True, text=True,
+                           timeout=30)
+        check(r.returncode == 1 and r.stderr.strip() == "flowcut ui: --clicks: pixel 900,5 lies outside the 600x400 photo",
+              "ui --clicks outside: %d %r" % (r.returncode, r.stderr))
         s3 = Server(FLOWCUT, photo, "--seeds", os.path.join(EX, "coffee-seeds.png"), "--engine", "cpu", "-q")
         try:
             limits(s3)
