@@ -150,6 +150,7 @@ int mf_dynamic_engine(const mf_dynamic *d) { return d->engine; }
 static int64_t collect_batch(mf_dynamic *d, int *oom)
 {
     *oom = 0;
+    d->nbatch = 0; /* the last solve's batch is spent */
     if (!d->npending)
         return 0;
     free(d->batch);
@@ -213,12 +214,27 @@ static int64_t cpu_apply(mf_dynamic *d, const int32_t *c)
     return f > f2 ? (int64_t)f - f2 : (int64_t)f2 - f;
 }
 
-/* An arc's tail: the source's arcs (a pixel network's terminal arcs, the
- * bulk of an edit's changes) without the binary search. */
+/* An arc's tail without a binary search where the vertices before the
+ * source have about equal out-degrees (a pixel network, whose terminal
+ * arcs are the bulk of an edit's changes): the source's own arcs, and the
+ * others from a proportional guess walked a few vertices; otherwise the
+ * binary search. */
 static int32_t arc_tail(const mf_graph *g, int32_t a)
 {
-    if (a >= g->out_start[g->source] && a < g->out_start[g->source + 1])
-        return g->source;
+    const int32_t s = g->source, before = g->out_start[s];
+    if (a >= before && a < g->out_start[s + 1])
+        return s;
+    if (a < before && s > 0 && g->out_start[0] == 0) {
+        int32_t u = (int32_t)((int64_t)a * s / before);
+        for (int step = 0; step < 8; step++) {
+            if (g->out_start[u] > a)
+                u--;
+            else if (g->out_start[u + 1] <= a)
+                u++;
+            else
+                return u;
+        }
+    }
     return mf_arc_tail(g, a);
 }
 

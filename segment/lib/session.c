@@ -453,6 +453,21 @@ static int build_fresh(seg_session *s, seg_error *err)
     return SEG_OK;
 }
 
+/* Terminal changes of more than this fraction of the pixels are solved
+ * cold: an edit that moves that much of the prior (a stroke across the
+ * cut) made the warm repair take several times what it takes for a few
+ * percent, up to three times a cold solve, where a cold one costs the
+ * same for any edit (docs/benchmarks.md). */
+#define SESSION_WARM_PIXELS 0.12
+
+/* The cold fraction of mf_dynamic (of the network's arcs) that stands for
+ * SESSION_WARM_PIXELS: a pixel's change rewrites one or two terminal arcs. */
+static double warm_fraction(const seg_session *s)
+{
+    const mf_graph *g = mf_dynamic_graph(s->dyn);
+    return g->num_arcs > 0 ? SESSION_WARM_PIXELS * (double)s->npx / (double)g->num_arcs : 0;
+}
+
 /* Re-fits the models when the seeds changed; *all set when they differ
  * (every pixel's terminals change). */
 static int refit(seg_session *s, int *all, seg_error *err)
@@ -598,6 +613,8 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         double fraction = cold_fraction;
         if (all)
             fraction = s->last_quick && cold_fraction > 0 ? 1e-12 : 0;
+        else if (cold_fraction > 0 && cold_fraction < 1)
+            fraction = warm_fraction(s);
         mf_dynamic_set_cold_fraction(s->dyn, fraction);
         st->update_seconds = seg_now() - t1;
     }
