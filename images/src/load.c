@@ -1,14 +1,15 @@
-/* Image decoding: format detection, libpng, libjpeg-turbo (+EXIF), stb_image. */
+/* Image decoding: errors, reading the file, format detection, libpng,
+ * libjpeg-turbo (+EXIF); stb_image's formats are stb.c's, PNM pnm.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "flowcut/images.h"
 #include "format.h"
+#include "loader.h"
 
 #include <errno.h>
 #include <jpeglib.h>
 #include <jerror.h>
 #include <png.h>
 #include <setjmp.h>
-#include <stb/stb_image.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ void img_error_format(const img_error *err, char *buf, size_t size)
         snprintf(buf, size, "%s", msg);
 }
 
-static int fail(img_error *err, int code, const char *file, const char *fmt, ...)
+int img_fail(img_error *err, int code, const char *file, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -71,16 +72,22 @@ void img_free(img_image *img)
     memset(img, 0, sizeof *img);
 }
 
-static int check_size(const char *path, int64_t w, int64_t h, int64_t max_pixels, img_error *err)
+int img_check_size(const char *path, int64_t w, int64_t h, int64_t max_pixels, img_error *err)
 {
     if (max_pixels <= 0)
         max_pixels = IMG_DEFAULT_MAX_PIXELS;
     if (w <= 0 || h <= 0)
-        return fail(err, IMG_ERR_CORRUPT, path, "invalid image size %lldx%lld", (long long)w, (long long)h);
+        return img_fail(err, IMG_ERR_CORRUPT, path, "invalid image size %lldx%lld", (long long)w, (long long)h);
     if (w > INT32_MAX / 4 || h > INT32_MAX / 4 || w * h > max_pixels)
-        return fail(err, IMG_ERR_TOO_LARGE, path, "%lldx%lld pixels exceed the limit of %lld pixels",
-                    (long long)w, (long long)h, (long long)max_pixels);
+        return img_fail(err, IMG_ERR_TOO_LARGE, path, "%lldx%lld pixels exceed the limit of %lld pixels",
+                        (long long)w, (long long)h, (long long)max_pixels);
     return IMG_OK;
+}
+
+int img_truncated(const char *path, const char *format, uint64_t need, size_t len, img_error *err)
+{
+    return img_fail(err, IMG_ERR_CORRUPT, path, "truncated %s: the header implies %llu bytes, the file has %zu",
+                    format, (unsigned long long)need, len);
 }
 
 /* No supported file needs more than this many bytes per pixel (16-bit
@@ -96,7 +103,7 @@ static int read_file(const char *path, int64_t max_pixels, uint8_t **buf, size_t
     *buf = NULL;
     *len = 0;
     if (!f)
-        return fail(err, IMG_ERR_IO, path, "cannot open: %s", strerror(errno));
+        return img_fail(err, IMG_ERR_IO, path, "cannot open: %s", strerror(errno));
     if (max_pixels <= 0)
         max_pixels = IMG_DEFAULT_MAX_PIXELS;
     int64_t limit = max_pixels > (INT64_MAX - MAX_FILE_METADATA) / MAX_FILE_BYTES_PER_PIXEL
@@ -108,28 +115,28 @@ static int read_file(const char *path, int64_t max_pixels, uint8_t **buf, size_t
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
         if (st.st_size > limit || (uint64_t)st.st_size >= SIZE_MAX) {
             fclose(f);
-            return fail(err, IMG_ERR_TOO_LARGE, path, "file of %lld bytes is too large for %lld pixels",
-                        (long long)st.st_size, (long long)max_pixels);
+            return img_fail(err, IMG_ERR_TOO_LARGE, path, "file of %lld bytes is too large for %lld pixels",
+                            (long long)st.st_size, (long long)max_pixels);
         }
         cap = (size_t)st.st_size + 1; /* + 1: end of file seen without a second allocation */
     }
     uint8_t *b = malloc(cap);
     if (!b) {
         fclose(f);
-        return fail(err, IMG_ERR_NOMEM, path, "out of memory");
+        return img_fail(err, IMG_ERR_NOMEM, path, "out of memory");
     }
     for (;;) {
         if (*len == cap) {
             if ((int64_t)cap > limit / 2) {
                 free(b);
                 fclose(f);
-                return fail(err, IMG_ERR_TOO_LARGE, path, "file too large for %lld pixels", (long long)max_pixels);
+                return img_fail(err, IMG_ERR_TOO_LARGE, path, "file too large for %lld pixels", (long long)max_pixels);
             }
             uint8_t *t = realloc(b, cap * 2);
             if (!t) {
                 free(b);
                 fclose(f);
-                return fail(err, IMG_ERR_NOMEM, path, "out of memory");
+                return img_fail(err, IMG_ERR_NOMEM, path, "out of memory");
             }
             b = t;
             cap *= 2;
@@ -143,7 +150,7 @@ static int read_file(const char *path, int64_t max_pixels, uint8_t **buf, size_t
     fclose(f);
     if (bad) {
         free(b);
-        return fail(err, IMG_ERR_IO, path, "read error");
+        return img_fail(err, IMG_ERR_IO, path, "read error");
     }
     *buf = b;
     return IMG_OK;
@@ -206,15 +213,15 @@ static int load_png(const char *path, const uint8_t *buf, size_t len, int labels
     memset(out, 0, sizeof *out);
     if (!png || !info) {
         png_destroy_read_struct(&png, &info, NULL);
-        return fail(err, IMG_ERR_NOMEM, path, "out of memory");
+        return img_fail(err, IMG_ERR_NOMEM, path, "out of memory");
     }
     if (setjmp(png_jmpbuf(png))) {
         /* libpng and zlib say "insufficient memory" / "out of memory" when an
          * allocation failed: that is not a corrupt file */
         if (strcasestr_memory(ctx.message))
-            rc = fail(err, IMG_ERR_NOMEM, path, "out of memory");
+            rc = img_fail(err, IMG_ERR_NOMEM, path, "out of memory");
         else
-            rc = fail(err, IMG_ERR_CORRUPT, path, "corrupt PNG: %s", ctx.message);
+            rc = img_fail(err, IMG_ERR_CORRUPT, path, "corrupt PNG: %s", ctx.message);
         goto done;
     }
     /* the size from IHDR before libpng reads further: a bare oversized header
@@ -222,7 +229,7 @@ static int load_png(const char *path, const uint8_t *buf, size_t len, int labels
     if (len >= 24) {
         uint32_t hw = (uint32_t)buf[16] << 24 | (uint32_t)buf[17] << 16 | (uint32_t)buf[18] << 8 | buf[19];
         uint32_t hh = (uint32_t)buf[20] << 24 | (uint32_t)buf[21] << 16 | (uint32_t)buf[22] << 8 | buf[23];
-        rc = check_size(path, hw, hh, max_pixels, err);
+        rc = img_check_size(path, hw, hh, max_pixels, err);
         if (rc)
             goto done;
     }
@@ -236,7 +243,7 @@ static int load_png(const char *path, const uint8_t *buf, size_t len, int labels
 #endif
     png_read_info(png, info);
     png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
-    rc = check_size(path, w, h, max_pixels, err);
+    rc = img_check_size(path, w, h, max_pixels, err);
     if (rc)
         goto done;
     int color = png_get_color_type(png, info), depth = png_get_bit_depth(png, info);
@@ -265,16 +272,16 @@ static int load_png(const char *path, const uint8_t *buf, size_t len, int labels
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
     if ((int)png_get_rowbytes(png, info) != (int)w * channels) {
-        rc = fail(err, IMG_ERR_FORMAT, path, "unsupported PNG layout");
+        rc = img_fail(err, IMG_ERR_FORMAT, path, "unsupported PNG layout");
         goto done;
     }
     if (img_alloc(out, (int32_t)w, (int32_t)h, channels)) {
-        rc = fail(err, IMG_ERR_NOMEM, path, "out of memory");
+        rc = img_fail(err, IMG_ERR_NOMEM, path, "out of memory");
         goto done;
     }
     uint8_t **r = malloc(sizeof(uint8_t *) * h);
     if (!r) {
-        rc = fail(err, IMG_ERR_NOMEM, path, "out of memory");
+        rc = img_fail(err, IMG_ERR_NOMEM, path, "out of memory");
         goto done;
     }
     rows = r;
@@ -409,9 +416,9 @@ static int load_jpeg(const char *path, const uint8_t *buf, size_t len, int64_t m
     jerr.mgr.emit_message = jpeg_on_message;
     if (setjmp(jerr.jump)) {
         if (jerr.mgr.msg_code == JERR_OUT_OF_MEMORY) /* a failed allocation, not a corrupt file */
-            rc = fail(err, IMG_ERR_NOMEM, path, "out of memory");
+            rc = img_fail(err, IMG_ERR_NOMEM, path, "out of memory");
         else
-            rc = fail(err, IMG_ERR_CORRUPT, path, "corrupt JPEG: %s", jerr.message);
+            rc = img_fail(err, IMG_ERR_CORRUPT, path, "corrupt JPEG: %s", jerr.message);
         goto done;
     }
     jpeg_create_decompress(&cinfo);
@@ -419,7 +426,7 @@ static int load_jpeg(const char *path, const uint8_t *buf, size_t len, int64_t m
     jpeg_mem_src(&cinfo, buf, (unsigned long)len);
     jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xffff);
     jpeg_read_header(&cinfo, TRUE);
-    rc = check_size(path, cinfo.image_width, cinfo.image_height, max_pixels, err);
+    rc = img_check_size(path, cinfo.image_width, cinfo.image_height, max_pixels, err);
     if (rc)
         goto done;
     int orientation = 1;
@@ -432,7 +439,7 @@ static int load_jpeg(const char *path, const uint8_t *buf, size_t len, int64_t m
     cinfo.out_color_space = JCS_RGB;
     jpeg_start_decompress(&cinfo);
     if (img_alloc(out, (int32_t)cinfo.output_width, (int32_t)cinfo.output_height, 3)) {
-        rc = fail(err, IMG_ERR_NOMEM, path, "out of memory");
+        rc = img_fail(err, IMG_ERR_NOMEM, path, "out of memory");
         goto done;
     }
     while (cinfo.output_scanline < cinfo.output_height) {
@@ -444,11 +451,11 @@ static int load_jpeg(const char *path, const uint8_t *buf, size_t len, int64_t m
     if (!jerr.warned)
         jpeg_finish_decompress(&cinfo);
     if (jerr.warned) {
-        rc = fail(err, IMG_ERR_CORRUPT, path, "corrupt JPEG: %s", jerr.message);
+        rc = img_fail(err, IMG_ERR_CORRUPT, path, "corrupt JPEG: %s", jerr.message);
         goto done;
     }
     if (orient(out, orientation)) {
-        rc = fail(err, IMG_ERR_NOMEM, path, "out of memory");
+        rc = img_fail(err, IMG_ERR_NOMEM, path, "out of memory");
         goto done;
     }
 done:
@@ -456,309 +463,6 @@ done:
     if (rc)
         img_free(out);
     return rc;
-}
-
-/* ---------------- BMP, TGA, GIF (stb_image) ---------------- */
-/* stb_image pads a short file with zeros and decodes whatever its header
- * claims, so before it runs each format's header is read here: the size
- * goes to the pixel limit, and the file must hold every byte that header
- * implies (else IMG_ERR_CORRUPT). Each check sets *comp to the channels
- * stb_image will report (1 grey, 2 grey+alpha, 3, 4). */
-
-static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
-static uint32_t le32(const uint8_t *p) { return le16(p) | le16(p + 2) << 16; }
-
-static int truncated(const char *path, const char *format, uint64_t need, size_t len, img_error *err)
-{
-    return fail(err, IMG_ERR_CORRUPT, path, "truncated %s: the header implies %llu bytes, the file has %zu",
-                format, (unsigned long long)need, len);
-}
-
-/* BMP: a 14-byte file header (pixel data offset at 10), an info header of
- * 12 (OS/2), 40, 56, 108 or 124 bytes, an optional palette, then
- * uncompressed rows of ceil(width * bpp / 32) * 4 bytes (|height| rows,
- * bottom-up when the height is positive). stb_image decodes no RLE or
- * embedded JPEG/PNG, so those are unsupported here too. The file must
- * reach the last pixel of the last row; that row's padding may be
- * missing, as some writers omit it. */
-static int bmp_check(const char *path, const uint8_t *b, size_t len, int64_t max_pixels, int *comp,
-                     img_error *err)
-{
-    if (len < 18)
-        return truncated(path, "BMP", 18, len, err);
-    uint32_t off = le32(b + 10), hsz = le32(b + 14);
-    if (hsz != 12 && hsz != 40 && hsz != 56 && hsz != 108 && hsz != 124)
-        return fail(err, IMG_ERR_FORMAT, path, "unsupported BMP header size %u", hsz);
-    if (len < 14 + (size_t)hsz)
-        return truncated(path, "BMP", 14 + (uint64_t)hsz, len, err);
-    int64_t w, h;
-    uint32_t planes, bpp, compress = 0;
-    if (hsz == 12) {
-        w = le16(b + 18);
-        h = le16(b + 20);
-        planes = le16(b + 22);
-        bpp = le16(b + 24);
-    } else {
-        w = (int32_t)le32(b + 18);
-        h = (int32_t)le32(b + 22); /* negative: top-down rows */
-        h = h < 0 ? -h : h;
-        planes = le16(b + 26);
-        bpp = le16(b + 28);
-        compress = le32(b + 30);
-    }
-    if (compress == 1 || compress == 2 || compress >= 4)
-        return fail(err, IMG_ERR_FORMAT, path, "unsupported BMP compression %u (RLE, JPEG or PNG)", compress);
-    if (planes != 1 || (bpp != 1 && bpp != 4 && bpp != 8 && bpp != 16 && bpp != 24 && bpp != 32) ||
-        (compress == 3 && bpp != 16 && bpp != 32))
-        return fail(err, IMG_ERR_CORRUPT, path, "corrupt BMP header (%u planes, %u bits per pixel)", planes, bpp);
-    /* bit-field masks follow a 40- or 56-byte header */
-    uint64_t header_end = 14 + (uint64_t)hsz + (compress == 3 && hsz <= 56 ? 12 : 0);
-    if (off < header_end)
-        return fail(err, IMG_ERR_CORRUPT, path, "corrupt BMP: pixel data at %u, inside the header", off);
-    int rc = check_size(path, w, h, max_pixels, err);
-    if (rc)
-        return rc;
-    /* w, h < 2^29 (check_size): no product below can overflow */
-    uint64_t row = ((uint64_t)w * bpp + 7) / 8, stride = ((uint64_t)w * bpp + 31) / 32 * 4;
-    uint64_t need = off + stride * (uint64_t)(h - 1) + row;
-    if (need > len)
-        return truncated(path, "BMP", need, len, err);
-    *comp = 3; /* 3 or 4: colour either way */
-    return IMG_OK;
-}
-
-/* TGA: an 18-byte header, an image ID of header[0] bytes, for colour-mapped
- * images the map (stb_image skips "first entry" bytes, then reads length
- * entries of ceil(entry bits / 8) bytes), then the pixels: width * height
- * of ceil(bpp / 8) bytes, or for RLE types packets of a count byte (low 7
- * bits + 1 pixels) followed by one pixel (a run, top bit set) or by count
- * pixels (raw). The RLE packets are walked to the last pixel; the walk
- * takes at most one step per byte of the file. */
-static int tga_check(const char *path, const uint8_t *b, size_t len, int64_t max_pixels, int *comp,
-                     img_error *err)
-{
-    if (len < 18)
-        return truncated(path, "TGA", 18, len, err);
-    uint32_t cmtype = b[1], type = b[2], map_first = le16(b + 3), map_len = le16(b + 5), map_bits = b[7];
-    uint32_t bpp = b[16];
-    int64_t w = le16(b + 12), h = le16(b + 14);
-    int mapped = cmtype == 1;
-    /* the types and depths stb_image accepts */
-    int ok = mapped ? (type == 1 || type == 9) && (bpp == 8 || bpp == 16) &&
-                          (map_bits == 8 || map_bits == 15 || map_bits == 16 || map_bits == 24 || map_bits == 32)
-                    : cmtype == 0 && (type == 2 || type == 3 || type == 10 || type == 11) &&
-                          (bpp == 8 || bpp == 15 || bpp == 16 || bpp == 24 || bpp == 32);
-    if (!ok)
-        return fail(err, IMG_ERR_FORMAT, path, "unrecognised image format");
-    if (mapped && map_len == 0)
-        return fail(err, IMG_ERR_CORRUPT, path, "corrupt TGA: empty colour map");
-    int rc = check_size(path, w, h, max_pixels, err);
-    if (rc)
-        return rc;
-    uint64_t pos = 18 + (uint64_t)b[0];
-    if (mapped)
-        pos += map_first + (uint64_t)map_len * ((map_bits + 7) / 8);
-    uint64_t px = (bpp + 7) / 8, total = (uint64_t)w * (uint64_t)h;
-    if (type < 8) {
-        uint64_t need = pos + total * px;
-        if (need > len)
-            return truncated(path, "TGA", need, len, err);
-    } else {
-        for (uint64_t done = 0; done < total;) {
-            if (pos >= len)
-                return truncated(path, "TGA", pos + 1, len, err);
-            uint64_t count = (uint64_t)(b[pos] & 0x7f) + 1, left = total - done;
-            count = count < left ? count : left;
-            pos += 1 + (b[pos] & 0x80 ? px : count * px);
-            done += count;
-        }
-        if (pos > len)
-            return truncated(path, "TGA", pos, len, err);
-    }
-    uint32_t depth = mapped ? map_bits : bpp;
-    *comp = depth == 8 ? 1 : depth == 16 && !mapped && (type & 7) == 3 ? 2 : depth == 32 ? 4 : 3;
-    return IMG_OK;
-}
-
-/* GIF: a 13-byte screen header (stb_image's image size is the screen's),
- * a global colour table of 3 << (1 + flags & 7) bytes when flags & 0x80,
- * then blocks up to the first image: extensions (0x21, a label, sub-blocks)
- * and the image (0x2C, a 9-byte descriptor, a local colour table, the LZW
- * code size, sub-blocks). Sub-blocks are a length byte and that many
- * bytes, ended by a zero length. The file must hold the first image's
- * blocks to their end; the frame must lie inside the screen and have a
- * colour table. */
-static int gif_check(const char *path, const uint8_t *b, size_t len, int64_t max_pixels, int *comp,
-                     img_error *err)
-{
-    if (len < 13)
-        return truncated(path, "GIF", 13, len, err);
-    if ((b[4] != '7' && b[4] != '9') || b[5] != 'a')
-        return fail(err, IMG_ERR_FORMAT, path, "unrecognised image format");
-    int64_t w = le16(b + 6), h = le16(b + 8);
-    int rc = check_size(path, w, h, max_pixels, err);
-    if (rc)
-        return rc;
-    int global = b[10] & 0x80;
-    size_t pos = 13 + (global ? (size_t)3 << (1 + (b[10] & 7)) : 0);
-    for (;;) {
-        if (pos >= len)
-            return truncated(path, "GIF", (uint64_t)pos + 1, len, err);
-        uint8_t kind = b[pos++];
-        if (kind == 0x2C) {
-            if (len - pos < 9)
-                return truncated(path, "GIF", (uint64_t)pos + 9, len, err);
-            uint32_t x = le16(b + pos), y = le16(b + pos + 2), fw = le16(b + pos + 4), fh = le16(b + pos + 6);
-            uint8_t flags = b[pos + 8];
-            if (x + fw > w || y + fh > h || (!(flags & 0x80) && !global))
-                return fail(err, IMG_ERR_CORRUPT, path, "corrupt GIF image descriptor");
-            pos += 9 + (flags & 0x80 ? (size_t)3 << (1 + (flags & 7)) : 0) + 1; /* + LZW code size */
-        } else if (kind == 0x21) {
-            pos++; /* the label */
-        } else {
-            return fail(err, IMG_ERR_CORRUPT, path, "corrupt GIF: %s block 0x%02x", kind == 0x3B ? "no image before" : "unknown",
-                        kind);
-        }
-        for (;;) { /* sub-blocks */
-            if (pos >= len)
-                return truncated(path, "GIF", (uint64_t)pos + 1, len, err);
-            size_t n = b[pos++];
-            if (n == 0)
-                break;
-            pos += n;
-        }
-        if (kind == 0x2C)
-            break;
-    }
-    *comp = 4;
-    return IMG_OK;
-}
-
-/* Which stb_image decoder reads the file is decided by its first bytes, in
- * stb_image's own order (PNG, BMP, GIF, PSD, PIC, JPEG, PNM, HDR, TGA last).
- * The checks above route "BM" and "GIF8" files, and TGA files only when
- * the second byte (colour-map type) is 0 or 1, which none of the earlier
- * signatures has: so the decoder that runs is the one whose header was
- * checked, and stb_image's other formats are never reached. */
-static int load_stb(const char *path, const uint8_t *buf, size_t len, int labels, int64_t max_pixels,
-                    img_image *out, img_error *err)
-{
-    int comp = 0, rc;
-    memset(out, 0, sizeof *out);
-    if (len > INT32_MAX)
-        return fail(err, IMG_ERR_TOO_LARGE, path, "file larger than 2 GiB");
-    if (len >= 2 && buf[0] == 'B' && buf[1] == 'M')
-        rc = bmp_check(path, buf, len, max_pixels, &comp, err);
-    else if (len >= 5 && !memcmp(buf, "GIF8", 4))
-        rc = gif_check(path, buf, len, max_pixels, &comp, err);
-    else if (len >= 2 && buf[1] <= 1)
-        rc = tga_check(path, buf, len, max_pixels, &comp, err);
-    else
-        rc = fail(err, IMG_ERR_FORMAT, path, "unrecognised image format");
-    if (rc)
-        return rc;
-    int w, h, got;
-    int want = labels && comp <= 2 ? 1 : 3;
-    uint8_t *px = stbi_load_from_memory(buf, (int)len, &w, &h, &got, want);
-    if (!px)
-        return fail(err, IMG_ERR_CORRUPT, path, "cannot decode: %s", stbi_failure_reason());
-    if (img_alloc(out, w, h, want)) {
-        stbi_image_free(px);
-        return fail(err, IMG_ERR_NOMEM, path, "out of memory");
-    }
-    memcpy(out->data, px, (size_t)w * (size_t)h * (size_t)want);
-    stbi_image_free(px);
-    return IMG_OK;
-}
-
-/* ---------------- PNM (P2, P3, P5, P6) ---------------- */
-static int pnm_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
-/* The next header number, after whitespace and '#' comments (to the end of
- * the line). Saturates at 2^32 so that an absurd value reaches the size
- * checks rather than wrapping. 0 on success, -1 when no digit is there. */
-static int pnm_number(const uint8_t *b, size_t len, size_t *pos, uint64_t *value)
-{
-    size_t i = *pos;
-    for (;;) {
-        while (i < len && pnm_space(b[i]))
-            i++;
-        if (i < len && b[i] == '#') {
-            while (i < len && b[i] != '\n' && b[i] != '\r')
-                i++;
-            continue;
-        }
-        break;
-    }
-    if (i >= len || b[i] < '0' || b[i] > '9')
-        return -1;
-    uint64_t v = 0;
-    for (; i < len && b[i] >= '0' && b[i] <= '9'; i++)
-        v = v > UINT32_MAX ? v : v * 10 + (uint64_t)(b[i] - '0');
-    *pos = i;
-    *value = v;
-    return 0;
-}
-
-/* Netpbm grey (P2 ASCII, P5 binary) and colour (P3, P6) maps: "Pn", width,
- * height, maxval (1..65535). Binary data starts after one whitespace byte
- * and holds width * height * channels samples of 1 byte (maxval < 256) or
- * 2 big-endian bytes, so the file must be at least that long (more is
- * allowed: netpbm files may hold several images). ASCII data is that many
- * decimal numbers, each at most maxval. Labels keep the sample values (the
- * 16-bit high byte); a photo's samples are scaled from 0..maxval to 0..255. */
-static int load_pnm(const char *path, const uint8_t *b, size_t len, int labels, int64_t max_pixels,
-                    img_image *out, img_error *err)
-{
-    memset(out, 0, sizeof *out);
-    int ascii = b[1] == '2' || b[1] == '3', channels = b[1] == '3' || b[1] == '6' ? 3 : 1;
-    size_t pos = 2;
-    uint64_t w, h, maxval;
-    if (pnm_number(b, len, &pos, &w) || pnm_number(b, len, &pos, &h) || pnm_number(b, len, &pos, &maxval))
-        return fail(err, IMG_ERR_CORRUPT, path, "corrupt or truncated PNM header");
-    int rc = check_size(path, (int64_t)w, (int64_t)h, max_pixels, err);
-    if (rc)
-        return rc;
-    if (maxval == 0 || maxval > 65535)
-        return fail(err, IMG_ERR_CORRUPT, path, "corrupt PNM: maximum value %llu", (unsigned long long)maxval);
-    if (pos >= len || !pnm_space(b[pos]))
-        return fail(err, IMG_ERR_CORRUPT, path, "corrupt or truncated PNM header");
-    pos++;
-    uint64_t samples = w * h * (uint64_t)channels, bytes = maxval > 255 ? 2 : 1;
-    /* before allocating: binary data is all there; ASCII has room for the
-     * samples (one digit and one separator each, but the last) */
-    if (!ascii && samples * bytes > len - pos)
-        return truncated(path, "PNM", pos + samples * bytes, len, err);
-    if (ascii && samples * 2 - 1 > len - pos)
-        return fail(err, IMG_ERR_CORRUPT, path, "truncated PNM: %llu samples cannot fit in %zu bytes",
-                    (unsigned long long)samples, len - pos);
-    int want = labels && channels == 1 ? 1 : 3;
-    if (img_alloc(out, (int32_t)w, (int32_t)h, want))
-        return fail(err, IMG_ERR_NOMEM, path, "out of memory");
-    uint8_t *d = out->data;
-    for (uint64_t i = 0; i < samples; i++) {
-        uint64_t v;
-        if (ascii) {
-            if (pnm_number(b, len, &pos, &v) || v > maxval) {
-                img_free(out);
-                return fail(err, IMG_ERR_CORRUPT, path, "%s PNM sample %llu of %llu",
-                            pos >= len ? "truncated: no" : "corrupt", (unsigned long long)i + 1,
-                            (unsigned long long)samples);
-            }
-        } else {
-            v = bytes == 2 ? (uint64_t)b[pos] << 8 | b[pos + 1] : b[pos];
-            pos += bytes;
-            v = v < maxval ? v : maxval;
-        }
-        uint8_t s = labels ? (uint8_t)(bytes == 2 ? v >> 8 : v) : (uint8_t)((v * 255 + maxval / 2) / maxval);
-        if (channels == want) {
-            *d++ = s;
-        } else { /* grey to RGB */
-            d[0] = d[1] = d[2] = s;
-            d += 3;
-        }
-    }
-    return IMG_OK;
 }
 
 static int is_pnm(const uint8_t *b, size_t len)
@@ -771,17 +475,17 @@ int img_load_memory(const uint8_t *buf, size_t len, const char *name, int labels
 {
     memset(out, 0, sizeof *out);
     if (!buf && len)
-        return fail(err, IMG_ERR_INVALID, name, "no data");
+        return img_fail(err, IMG_ERR_INVALID, name, "no data");
     if (img_is_png(buf, len))
         return load_png(name, buf, len, labels, max_pixels, out, err);
     if (img_is_jpeg(buf, len))
-        return labels ? fail(err, IMG_ERR_FORMAT, name, "seed images must be lossless (PNG, BMP, TGA, GIF, PNM), not JPEG")
+        return labels ? img_fail(err, IMG_ERR_FORMAT, name, "seed images must be lossless (PNG, BMP, TGA, GIF, PNM), not JPEG")
                       : load_jpeg(name, buf, len, max_pixels, out, err);
     if (len == 0)
-        return fail(err, IMG_ERR_CORRUPT, name, "empty file");
+        return img_fail(err, IMG_ERR_CORRUPT, name, "empty file");
     if (is_pnm(buf, len))
-        return load_pnm(name, buf, len, labels, max_pixels, out, err);
-    return load_stb(name, buf, len, labels, max_pixels, out, err);
+        return img_load_pnm(name, buf, len, labels, max_pixels, out, err);
+    return img_load_stb(name, buf, len, labels, max_pixels, out, err);
 }
 
 static int load_any(const char *path, int labels, int64_t max_pixels, img_image *out, img_error *err)
