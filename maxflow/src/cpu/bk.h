@@ -1,5 +1,6 @@
-/* Boykov-Kolmogorov's internals, shared by its three files: the search
- * (bk_search.c: trees, augmentations, adoptions and their speed-ups), the
+/* Boykov-Kolmogorov's internals, shared by its four files: the search
+ * (bk_search.c: the trees' growth and adoptions, a run's set-up), the
+ * augmentation (bk_augment.c: paths, pushes and their speed-ups), the
  * blocks (bk_blocks.c: the plan, the merge tree and the task pool that
  * runs it) and the entry point (bk_engine.c: set-up, solve, cut). */
 #ifndef FLOWCUT_BK_H
@@ -99,6 +100,34 @@ typedef struct bk_run {
     int64_t window_length;
     bk_spine spine[2]; /* SRC_TREE - 1, SNK_TREE - 1 */
 } bk_run;
+
+/* The run's own vertices are [lo, lo + size): another block's are not read. */
+static inline int inside(const bk_run *b, int32_t w)
+{
+    return (uint32_t)(w - b->lo) < (uint32_t)b->size;
+}
+
+/* The residual of a vertex's arc q in its tree's direction, were q's head
+ * its parent: into the vertex for the source tree (the parent sends), out
+ * of it for the sink tree. */
+static inline int32_t along_tree(const mf_rarc *arcs, int32_t q, uint8_t side)
+{
+    return side == SRC_TREE ? arcs[q].rres : arcs[q].res;
+}
+
+/* mf_bk_spine_cut's modes: the vertices cut keep their branch to the root (a
+ * junction lower down, a shorter parent, the end); their branch breaks at
+ * an orphan; it breaks at the arcs the last push dried (orphans made) */
+enum { CUT_KEEP, CUT_BROKEN, CUT_DRIED };
+
+/* The augmentation (bk_augment.c), called by the search (bk_search.c).
+ * Drops the spine's positions [z, len) (mf_bk_spine_cut, in the mode
+ * above); pushes flow along the path through arc xy of x, the source-tree
+ * end (mf_bk_augment); sends a re-adopted sink-tree vertex's excess down
+ * its new path (mf_bk_discharge). */
+void mf_bk_spine_cut(bk_run *b, uint8_t side, int32_t z, int mode);
+void mf_bk_augment(bk_run *b, int32_t x, int32_t xy);
+void mf_bk_discharge(bk_run *b, int32_t v);
 
 /* The vertices of a leaf block with an arc to another block (terminal
  * arcs aside), ascending: only they can have an arc across a seam. */

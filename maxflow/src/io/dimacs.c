@@ -1,6 +1,7 @@
 /* DIMACS max-flow reader (strict, line-accurate errors; large files mapped
- * and parsed on every core, other inputs parsed as a stream), update
- * scripts, and the writer.
+ * and parsed on every core, other inputs parsed as a stream) and writer.
+ * The lines and fields under it are lines.c's; update scripts are
+ * updates.c's.
  *
  * Inputs a user or a client controls must not cost more than their lines
  * allow: the problem line's sizes are checked against the caller's limits
@@ -8,154 +9,16 @@
  * (never past the declared count), and a stream is read a block at a time.
  * Binary data (a NUL byte anywhere, a first line that is no line of the
  * format) is refused where it is met, not read on. */
-#define _GNU_SOURCE /* MAP_POPULATE, memrchr */
+#define _GNU_SOURCE /* MAP_POPULATE */
 #include "internal.h"
+#include "lines.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-typedef struct cursor {
-    const char *p, *end;
-    const char *name;
-    int64_t line;
-    mf_error *err;
-    /* byte offset of `base` in the input, for "binary data at byte N" */
-    const char *base;
-    int64_t base_offset;
-    const char *format; /* "a DIMACS max-flow file", "an update file" */
-} cursor;
-
-static int64_t offset_of(const cursor *c, const char *at) { return c->base_offset + (at - c->base); }
-
-/* The error for binary data at `at`; line 0, as it concerns the input as a
- * whole rather than one of its lines. */
-static int fail_binary(const cursor *c, const char *at)
-{
-    return mf_fail(c->err, MF_ERR_PARSE, c->name, 0, "not %s (binary data at byte %lld)", c->format,
-                   (long long)offset_of(c, at));
-}
-
-/* Bytes a line may begin with in a text: printable ASCII or blanks. */
-static int is_text_start(unsigned char b) { return (b >= 0x20 && b < 0x7f) || b == '\t' || b == '\r' || b == '\v' || b == '\f'; }
-
-/* After a malformed line: a NUL byte in it makes the input binary (every
- * line before it parsed, so this is the input's first NUL). */
-static int line_error(const cursor *c, const char *line_start, int rc)
-{
-    if (rc != MF_ERR_PARSE)
-        return rc;
-    const char *eol = memchr(line_start, '\n', (size_t)(c->end - line_start));
-    const char *nul = memchr(line_start, 0, (size_t)((eol ? eol : c->end) - line_start));
-    return nul ? fail_binary(c, nul) : rc;
-}
-
-/* A line whose first byte is no line type of the format: binary data, or
- * (as the input's first line that is not a comment) a text of another
- * format; else a malformed line of this one. */
-static int unknown_line(const cursor *c, const char *at, int first)
-{
-    unsigned char b = (unsigned char)*at;
-    if (!is_text_start(b))
-        return fail_binary(c, at);
-    if (first)
-        return mf_fail(c->err, MF_ERR_PARSE, c->name, c->line, "not %s (line %lld starts with '%c')", c->format,
-                       (long long)c->line, (char)b);
-    return mf_fail(c->err, MF_ERR_PARSE, c->name, c->line, "unknown line type '%c'", (char)b);
-}
-
-/* Moves past a comment to its line end; a NUL in it makes the input
- * binary. */
-static int skip_comment(cursor *c)
-{
-    const char *eol = memchr(c->p, '\n', (size_t)(c->end - c->p));
-    eol = eol ? eol : c->end;
-    const char *nul = memchr(c->p, 0, (size_t)(eol - c->p));
-    if (nul)
-        return fail_binary(c, nul);
-    c->p = eol;
-    return MF_OK;
-}
-
-static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-static void skip_blanks(cursor *c)
-{
-    while (c->p < c->end && is_blank(*c->p))
-        c->p++;
-}
-
-static int at_eol(const cursor *c) { return c->p >= c->end || *c->p == '\n'; }
-
-/* Reads one decimal integer field (optional sign). Returns 1 and sets *out,
- * or 0 with the error filled in. */
-static int field_int(cursor *c, const char *what, int64_t *out)
-{
-    skip_blanks(c);
-    if (at_eol(c)) {
-        mf_fail(c->err, MF_ERR_PARSE, c->name, c->line, "missing field: %s", what);
-        return 0;
-    }
-    int neg = 0;
-    if (*c->p == '-' || *c->p == '+') {
-        neg = *c->p == '-';
-        c->p++;
-    }
-    const char *start = c->p;
-    uint64_t v = 0;
-    while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
-        if (v > (uint64_t)INT64_MAX / 10) {
-            mf_fail(c->err, MF_ERR_PARSE, c->name, c->line, "%s: number too large", what);
-            return 0;
-        }
-        v = v * 10 + (uint64_t)(*c->p - '0');
-        c->p++;
-    }
-    if (c->p == start || (c->p < c->end && !is_blank(*c->p) && *c->p != '\n')) {
-        mf_fail(c->err, MF_ERR_PARSE, c->name, c->line, "%s: not a number", what);
-        return 0;
-    }
-    if (v > (uint64_t)INT64_MAX) {
-        mf_fail(c->err, MF_ERR_PARSE, c->name, c->line, "%s: number too large", what);
-        return 0;
-    }
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    return 1;
-}
-
-/* Reads a word (non-blank run) into buf. */
-static int field_word(cursor *c, const char *what, char *buf, size_t size)
-{
-    skip_blanks(c);
-    if (at_eol(c)) {
-        mf_fail(c->err, MF_ERR_PARSE, c->name, c->line, "missing field: %s", what);
-        return 0;
-    }
-    size_t k = 0;
-    while (c->p < c->end && !is_blank(*c->p) && *c->p != '\n') {
-        if (*c->p == 0) /* would end the word early: "s\0" is no "s" */
-            return fail_binary(c, c->p), 0;
-        if (k + 1 < size)
-            buf[k++] = *c->p;
-        c->p++;
-    }
-    buf[k] = 0;
-    return 1;
-}
-
-static int end_of_line(cursor *c)
-{
-    skip_blanks(c);
-    if (!at_eol(c)) {
-        mf_fail(c->err, MF_ERR_PARSE, c->name, c->line, "unexpected extra field");
-        return 0;
-    }
-    return 1;
-}
 
 /* What the lines so far declared, and what the caller allows. */
 typedef struct parse_state {
@@ -252,16 +115,16 @@ static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_a
                 goto fail;
             }
             if (c.p < c.end && !is_blank(*c.p)) {
-                rc = unknown_line(&c, kind_at, !seen_line);
+                rc = mf_unknown_line(&c, kind_at, !seen_line);
                 goto fail;
             }
-            if (!field_word(&c, "problem type", word, sizeof word) ||
+            if (!mf_field_word(&c, "problem type", word, sizeof word) ||
                 strcmp(word, "max") != 0) {
                 rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line,
                              "problem line must be 'p max NODES ARCS'");
                 goto fail;
             }
-            if (!field_int(&c, "node count", &n) || !field_int(&c, "arc count", &m) ||
+            if (!mf_field_int(&c, "node count", &n) || !mf_field_int(&c, "arc count", &m) ||
                 !end_of_line(&c)) {
                 rc = MF_ERR_PARSE;
                 goto fail;
@@ -306,7 +169,7 @@ static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_a
                 rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "node line before the problem line");
                 goto fail;
             }
-            if (!field_int(&c, "node id", &id) || !field_word(&c, "node kind", word, sizeof word) ||
+            if (!mf_field_int(&c, "node id", &id) || !mf_field_word(&c, "node kind", word, sizeof word) ||
                 !end_of_line(&c)) {
                 rc = MF_ERR_PARSE;
                 goto fail;
@@ -345,8 +208,8 @@ static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_a
                 rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "arc line before the problem line");
                 goto fail;
             }
-            if (!field_int(&c, "arc tail", &u) || !field_int(&c, "arc head", &v) ||
-                !field_int(&c, "arc capacity", &cap) || !end_of_line(&c)) {
+            if (!mf_field_int(&c, "arc tail", &u) || !mf_field_int(&c, "arc head", &v) ||
+                !mf_field_int(&c, "arc capacity", &cap) || !end_of_line(&c)) {
                 rc = MF_ERR_PARSE;
                 goto fail;
             }
@@ -378,7 +241,7 @@ static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_a
             break;
         }
         default:
-            rc = unknown_line(&c, kind_at, !seen_line);
+            rc = mf_unknown_line(&c, kind_at, !seen_line);
             goto fail;
         }
         if (kind != '\n' && kind != 'c')
@@ -389,7 +252,7 @@ static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_a
     }
 fail:
     if (rc)
-        rc = line_error(&c, line_start, rc);
+        rc = mf_line_error(&c, line_start, rc);
     st->have_problem = have_problem;
     st->seen_line = seen_line;
     st->n = n;
@@ -422,7 +285,6 @@ static int finish(const cursor *c, const parse_state *st, mf_arclist *out)
 }
 
 #define DIMACS_FORMAT "a DIMACS max-flow file"
-#define UPDATES_FORMAT "an update file"
 
 void mf_dimacs_limits_default(mf_dimacs_limits *lim)
 {
@@ -627,116 +489,6 @@ int mf_parse_dimacs(const char *text, size_t length, const char *name, mf_arclis
     return mf_parse_dimacs_limited(text, length, name, NULL, out, err);
 }
 
-/* Streams (standard input, pipes, devices) are read a block at a time and
- * parsed as they come: memory is the block and what the lines hold, and
- * an input that is not text is refused at its first block. A line must
- * end within MAX_LINE_BYTES (a DIMACS line has four short fields); only a
- * comment may be longer, its rest is skipped. */
-#define STREAM_BLOCK (1 << 20)
-#define MAX_LINE_BYTES (1 << 20)
-
-typedef int (*lines_fn)(void *ctx, cursor *c);
-
-/* Hands fn the whole lines of f, a block at a time, in c (whose line
- * count runs on from block to block); the input's last line may lack its
- * line end. */
-static int stream_lines(FILE *f, cursor *c, lines_fn fn, void *ctx)
-{
-    const size_t size = STREAM_BLOCK + MAX_LINE_BYTES;
-    char *buf = malloc(size);
-    if (!buf)
-        return mf_fail(c->err, MF_ERR_NOMEM, c->name, 0, "out of memory");
-    size_t have = 0;   /* bytes in buf */
-    int64_t offset = 0; /* of buf[0] in the input */
-    int skipping = 0;   /* in the rest of an overlong comment (fn has seen its line) */
-    int rc = MF_OK;
-    for (;;) {
-        size_t got = fread(buf + have, 1, size - have, f);
-        if (got == 0 && ferror(f)) {
-            rc = mf_fail(c->err, MF_ERR_IO, c->name, 0, "read error: %s", strerror(errno));
-            break;
-        }
-        const int eof = got == 0;
-        have += got;
-        c->base = buf;
-        c->base_offset = offset;
-        if (skipping) {
-            const char *eol = memchr(buf, '\n', have);
-            const char *nul = memchr(buf, 0, (size_t)((eol ? eol : buf + have) - buf));
-            if (nul) {
-                rc = fail_binary(c, nul);
-                break;
-            }
-            size_t drop = eol ? (size_t)(eol - buf) + 1 : have;
-            memmove(buf, buf + drop, have - drop);
-            offset += (int64_t)drop;
-            have -= drop;
-            c->base_offset = offset;
-            skipping = !eol;
-            if (skipping) {
-                if (eof)
-                    break;
-                continue;
-            }
-        }
-        const char *last = have ? memrchr(buf, '\n', have) : NULL;
-        size_t whole = eof ? have : last ? (size_t)(last - buf) + 1 : 0;
-        if (whole) {
-            c->p = buf;
-            c->end = buf + whole;
-            if ((rc = fn(ctx, c)))
-                break;
-        }
-        if (eof)
-            break;
-        memmove(buf, buf + whole, have - whole);
-        offset += (int64_t)whole;
-        have -= whole;
-        if (have >= MAX_LINE_BYTES) { /* one line, and no end to it yet */
-            c->base_offset = offset;
-            const char *nul = memchr(buf, 0, have);
-            if (nul) {
-                rc = fail_binary(c, nul);
-                break;
-            }
-            const char *q = buf;
-            while (q < buf + have && is_blank(*q))
-                q++;
-            if (q == buf + have || *q != 'c') {
-                rc = mf_fail(c->err, MF_ERR_PARSE, c->name, c->line + 1, "line longer than %d bytes",
-                             MAX_LINE_BYTES);
-                break;
-            }
-            c->p = buf; /* the comment's start counts as its line */
-            c->end = buf + have;
-            if ((rc = fn(ctx, c)))
-                break;
-            offset += (int64_t)have;
-            have = 0;
-            skipping = 1;
-        }
-    }
-    free(buf);
-    return rc;
-}
-
-/* Opens path for stream_lines ("-": standard input). */
-static FILE *open_stream(const char *path, const char **name, mf_error *err)
-{
-    int is_stdin = strcmp(path, "-") == 0;
-    *name = is_stdin ? "<stdin>" : path;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f)
-        mf_fail(err, MF_ERR_IO, *name, 0, "cannot open: %s", strerror(errno));
-    return f;
-}
-
-static void close_stream(FILE *f)
-{
-    if (f != stdin)
-        fclose(f);
-}
-
 typedef struct dimacs_stream {
     parse_state st;
     mf_arclist *out;
@@ -785,14 +537,14 @@ int mf_read_dimacs_limited(const char *path, const mf_dimacs_limits *lim, mf_arc
         return rc;
     }
     const char *name;
-    FILE *f = open_stream(path, &name, err);
+    FILE *f = mf_open_stream(path, &name, err);
     if (!f)
         return MF_ERR_IO;
     dimacs_stream ds = {.out = out};
     state_init(&ds.st, lim, -1);
     cursor c = {NULL, NULL, name, 0, err, NULL, 0, DIMACS_FORMAT};
-    int rc = stream_lines(f, &c, dimacs_lines, &ds);
-    close_stream(f);
+    int rc = mf_stream_lines(f, &c, dimacs_lines, &ds);
+    mf_close_stream(f);
     if (!rc)
         rc = finish(&c, &ds.st, out);
     if (rc)
@@ -803,229 +555,6 @@ int mf_read_dimacs_limited(const char *path, const mf_dimacs_limits *lim, mf_arc
 int mf_read_dimacs(const char *path, mf_arclist *out, mf_error *err)
 {
     return mf_read_dimacs_limited(path, NULL, out, err);
-}
-
-void mf_updates_free(mf_updates *u)
-{
-    free(u->batch_start);
-    free(u->arc);
-    free(u->cap);
-    free(u->line);
-    memset(u, 0, sizeof *u);
-}
-
-/* Grows an array to hold `need` elements (doubling); 0 or MF_ERR_NOMEM. */
-static int grow(void **p, int64_t *cap, int64_t need, size_t elem)
-{
-    if (need <= *cap)
-        return MF_OK;
-    int64_t c = *cap ? *cap * 2 : 256;
-    while (c < need)
-        c *= 2;
-    void *t = realloc(*p, (size_t)c * elem);
-    if (!t)
-        return MF_ERR_NOMEM;
-    *p = t;
-    *cap = c;
-    return MF_OK;
-}
-
-typedef struct updates_state {
-    mf_updates *out;
-    int32_t num_arcs;
-    int64_t batch_cap, change_cap;
-} updates_state;
-
-static int update_lines(void *ctx, cursor *cur)
-{
-    updates_state *us = ctx;
-    mf_updates *out = us->out;
-    cursor c = *cur;
-    const char *line_start = c.p;
-    int rc = MF_OK;
-    while (c.p < c.end) {
-        line_start = c.p;
-        c.line++;
-        skip_blanks(&c);
-        char kind = at_eol(&c) ? '\n' : *c.p;
-        const char *kind_at = c.p;
-        if (kind != '\n')
-            c.p++;
-        if (kind != '\n' && kind != 'c' && c.p < c.end && !is_blank(*c.p) && *c.p != '\n') {
-            rc = mf_fail(c.err, MF_ERR_PARSE, c.name, c.line, "unknown line type");
-            goto fail;
-        }
-        switch (kind) {
-        case '\n':
-            break;
-        case 'c':
-            if ((rc = skip_comment(&c)))
-                goto fail;
-            break;
-        case 'b':
-            if (!end_of_line(&c)) {
-                rc = MF_ERR_PARSE;
-                goto fail;
-            }
-            if (grow((void **)&out->batch_start, &us->batch_cap, (int64_t)out->num_batches + 2, sizeof(int64_t)))
-                goto nomem;
-            if (out->num_batches == INT32_MAX - 1) {
-                rc = mf_fail(c.err, MF_ERR_TOO_LARGE, c.name, c.line, "more than %d batches", INT32_MAX - 1);
-                goto fail;
-            }
-            out->num_batches++;
-            out->batch_start[out->num_batches] = out->count;
-            break;
-        case 'u': {
-            int64_t k, cap;
-            if (!out->num_batches) {
-                rc = mf_fail(c.err, MF_ERR_PARSE, c.name, c.line, "update line before the first batch line 'b'");
-                goto fail;
-            }
-            if (!field_int(&c, "arc number", &k) || !field_int(&c, "capacity", &cap) || !end_of_line(&c)) {
-                rc = MF_ERR_PARSE;
-                goto fail;
-            }
-            if (k < 1 || k > us->num_arcs) {
-                rc = mf_fail(c.err, MF_ERR_PARSE, c.name, c.line, "arc number %lld out of range 1..%d",
-                             (long long)k, us->num_arcs);
-                goto fail;
-            }
-            if (cap < 0 || cap > INT32_MAX) {
-                rc = mf_fail(c.err, MF_ERR_PARSE, c.name, c.line, "capacity %lld outside 0..%d", (long long)cap,
-                             INT32_MAX);
-                goto fail;
-            }
-            int64_t cc = us->change_cap, need = out->count + 1;
-            if (grow((void **)&out->arc, &cc, need, sizeof(int32_t)) ||
-                (cc = us->change_cap, grow((void **)&out->cap, &cc, need, sizeof(int32_t))) ||
-                (cc = us->change_cap, grow((void **)&out->line, &cc, need, sizeof(int64_t))))
-                goto nomem;
-            us->change_cap = cc;
-            out->arc[out->count] = (int32_t)(k - 1);
-            out->cap[out->count] = (int32_t)cap;
-            out->line[out->count] = c.line;
-            out->count++;
-            out->batch_start[out->num_batches] = out->count;
-            break;
-        }
-        default:
-            /* printable: a malformed line of an update file (a text of
-             * another format is told by its first line only in DIMACS) */
-            rc = unknown_line(&c, kind_at, 0);
-            goto fail;
-        }
-        if (c.p < c.end && *c.p == '\n')
-            c.p++;
-    }
-    *cur = c;
-    return MF_OK;
-nomem:
-    rc = mf_fail(c.err, MF_ERR_NOMEM, c.name, c.line, "out of memory");
-fail:
-    rc = line_error(&c, line_start, rc);
-    *cur = c;
-    return rc;
-}
-
-static int updates_begin(updates_state *us, mf_updates *out, int32_t num_arcs)
-{
-    memset(out, 0, sizeof *out);
-    memset(us, 0, sizeof *us);
-    us->out = out;
-    us->num_arcs = num_arcs;
-    if (grow((void **)&out->batch_start, &us->batch_cap, 1, sizeof(int64_t)))
-        return MF_ERR_NOMEM;
-    out->batch_start[0] = 0;
-    return MF_OK;
-}
-
-int mf_parse_updates(const char *text, size_t length, const char *name, int32_t num_arcs, mf_updates *out,
-                     mf_error *err)
-{
-    cursor c = {text, text + length, name ? name : "<input>", 0, err, text, 0, UPDATES_FORMAT};
-    updates_state us;
-    int rc = updates_begin(&us, out, num_arcs);
-    if (rc)
-        rc = mf_fail(err, rc, c.name, 0, "out of memory");
-    else
-        rc = update_lines(&us, &c);
-    if (rc)
-        mf_updates_free(out);
-    return rc;
-}
-
-int mf_read_updates(const char *path, int32_t num_arcs, mf_updates *out, mf_error *err)
-{
-    const char *name;
-    memset(out, 0, sizeof *out);
-    FILE *f = open_stream(path, &name, err);
-    if (!f)
-        return MF_ERR_IO;
-    cursor c = {NULL, NULL, name, 0, err, NULL, 0, UPDATES_FORMAT};
-    updates_state us;
-    int rc = updates_begin(&us, out, num_arcs);
-    if (rc)
-        rc = mf_fail(err, rc, name, 0, "out of memory");
-    else
-        rc = stream_lines(f, &c, update_lines, &us);
-    close_stream(f);
-    if (rc)
-        mf_updates_free(out);
-    return rc;
-}
-
-/* A merged antiparallel pair is one stored arc whose two capacities sum
- * to at most INT32_MAX (so that every residual and flow of every engine,
- * the GPU's included, fits an int32_t). An update that would break that
- * is refused here, for the whole script, before anything is solved:
- * widening the stored capacities to 64 bits would double the arc memory
- * of every engine for a case that --no-merge (or merge_antiparallel 0)
- * already serves. The changes are replayed in order, as
- * mf_dynamic_set_input_arc applies them, so a script this accepts is
- * applied without a refusal. */
-int mf_updates_check(const mf_graph *g, const mf_updates *u, const char *name, mf_error *err)
-{
-    name = name ? name : "<input>";
-    if (!u->count)
-        return MF_OK;
-    if (!g->input_map)
-        return mf_fail(err, MF_ERR_INVALID, name, 0, "the graph was not built from an arc list");
-    int32_t *cap = malloc(sizeof(int32_t) * ((size_t)g->num_arcs + 1));
-    int32_t *rcap = malloc(sizeof(int32_t) * ((size_t)g->num_arcs + 1));
-    int rc = MF_OK;
-    if (!cap || !rcap) {
-        rc = mf_fail(err, MF_ERR_NOMEM, name, 0, "out of memory");
-        goto done;
-    }
-    memcpy(cap, g->arc_cap, sizeof(int32_t) * (size_t)g->num_arcs);
-    memcpy(rcap, g->arc_rcap, sizeof(int32_t) * (size_t)g->num_arcs);
-    for (int64_t k = 0; k < u->count; k++) {
-        int64_t line = u->line ? u->line[k] : 0;
-        int32_t i = u->arc[k];
-        if (i < 0 || i >= g->num_input_arcs || u->cap[k] < 0) {
-            rc = mf_fail(err, MF_ERR_INVALID, name, line, "arc %lld out of range 1..%d", (long long)i + 1,
-                         g->num_input_arcs);
-            goto done;
-        }
-        int32_t map = g->input_map[i];
-        if (map < 0)
-            continue; /* a dropped self-loop */
-        int32_t a = map >> 1;
-        int32_t *mine = map & 1 ? rcap : cap, *other = map & 1 ? cap : rcap;
-        if ((int64_t)u->cap[k] + other[a] > INT32_MAX) {
-            rc = mf_fail(err, MF_ERR_TOO_LARGE, name, line,
-                         "arc %d to capacity %d: merged with its antiparallel arc of capacity %d, the pair "
-                         "would carry %lld, over %d",
-                         i + 1, u->cap[k], other[a], (long long)u->cap[k] + other[a], INT32_MAX);
-            goto done;
-        }
-        mine[a] = u->cap[k];
-    }
-done:
-    free(cap);
-    free(rcap);
-    return rc;
 }
 
 /* Integer formatting without printf: the writer produces hundreds of MB. */
