@@ -168,6 +168,26 @@ static void test_large_inputs_parse_in_parallel(void **state)
         mf_arclist_free(&list);
         free(t);
     }
+    /* the thread count a caller gives (1: the serial parser; 3) parses alike */
+    {
+        char *t = big_text(0, NULL, BIG_ARCS, "\n", &len);
+        mf_arclist all;
+        assert_int_equal(mf_parse_dimacs(t, len, "big.max", &all, &err), MF_OK);
+        for (int threads = 1; threads <= 3; threads += 2) {
+            mf_dimacs_limits lim;
+            mf_dimacs_limits_default(&lim);
+            assert_int_equal(lim.threads, 0);
+            lim.threads = threads;
+            assert_int_equal(mf_parse_dimacs_limited(t, len, "big.max", &lim, &list, &err), MF_OK);
+            assert_int_equal(list.num_arcs, all.num_arcs);
+            assert_memory_equal(list.tail, all.tail, sizeof(int32_t) * (size_t)all.num_arcs);
+            assert_memory_equal(list.head, all.head, sizeof(int32_t) * (size_t)all.num_arcs);
+            assert_memory_equal(list.cap, all.cap, sizeof(int32_t) * (size_t)all.num_arcs);
+            mf_arclist_free(&list);
+        }
+        mf_arclist_free(&all);
+        free(t);
+    }
     /* forms only the serial parser takes: the same list */
     const int64_t mid = BIG_HEADER + 1 + BIG_ARCS / 2;
     const char *quirks[] = {"a +7 9 +11", "a7 9 11"};

@@ -118,7 +118,7 @@ static void test_update_scripts_are_checked_before_solving(void **state)
     assert_int_equal(mf_parse_dimacs(problem, strlen(problem), "p.max", &list, &err), MF_OK);
     for (int merge = 1; merge >= 0; merge--) {
         mf_graph g;
-        mf_build_options bopt = {merge};
+        mf_build_options bopt = {.merge_antiparallel = merge};
         assert_int_equal(mf_graph_from_arcs(&list, &bopt, &g, &err), MF_OK);
         assert_int_equal(mf_parse_updates(bad, strlen(bad), "bad.u", list.num_arcs, &upd, &err), MF_OK);
         assert_int_equal(upd.line[1], 5);

@@ -186,7 +186,7 @@ void check_cpu_solve(const mf_arclist *list, int merge, int phase2, mf_cpu_algor
     mf_graph g;
     mf_result r;
     mf_error err = {0};
-    mf_build_options bopt = {merge};
+    mf_build_options bopt = {.merge_antiparallel = merge};
     mf_options opt;
     mf_options_default(&opt);
     opt.engine = MF_ENGINE_CPU;
@@ -375,7 +375,7 @@ void check_dynamic_random(mf_engine engine)
                     continue;
                 }
                 int merge = (int)(seed & 1), phase2 = (int)((seed >> 1) & 1);
-                mf_build_options bo = {merge};
+                mf_build_options bo = {.merge_antiparallel = merge};
                 assert_int_equal(mf_graph_from_arcs(&list, &bo, &g, &err), MF_OK);
                 mf_options opt;
                 mf_options_default(&opt);

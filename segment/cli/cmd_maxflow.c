@@ -22,7 +22,8 @@ static void usage(FILE *f)
             "                    push-relabel), push-relabel, bk (Boykov-Kolmogorov: fast on\n"
             "                    image grids, no polynomial bound on general graphs) or ibfs\n"
             "                    (incremental BFS trees); each gives the same value and cut\n"
-            "  --threads N       CPU threads for the solve (default: every core; bk merges blocks\n"
+            "  --threads N       CPU threads for the reading, the build and the solve (default:\n"
+            "                    every core; bk merges blocks\n"
             "                    of vertices bottom-up; the cut does not depend on N)\n"
             "  --device N        CUDA device ordinal (default 0)\n"
             "  --verify          check the certificate (bounds, conservation, cut = flow)\n"
@@ -296,6 +297,8 @@ int cmd_maxflow(int argc, char **argv)
     memset(&upd, 0, sizeof upd);
 
     double t0 = cli_now();
+    /* --threads bounds every stage, the reading and the build as the solve */
+    a.lim.threads = a.opt.threads;
     if (mf_read_dimacs_limited(path, &a.lim, &list, &err)) {
         mf_error_format(&err, msg, sizeof msg);
         /* a declared size over a limit: name the flag that raises it */
@@ -313,7 +316,7 @@ int cmd_maxflow(int argc, char **argv)
         goto done;
     }
     double t1 = cli_now();
-    mf_build_options bopt = {a.merge};
+    mf_build_options bopt = {.merge_antiparallel = a.merge, .threads = a.opt.threads};
     if (mf_graph_from_arcs(&list, &bopt, &g, &err)) {
         mf_error_format(&err, msg, sizeof msg);
         DISPLAYLEVEL(1, "flowcut: %s: %s\n", path, msg);

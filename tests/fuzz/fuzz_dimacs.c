@@ -20,7 +20,7 @@ static void check(int ok) /* the condition holds, or libFuzzer reports */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    mf_dimacs_limits lim = {FUZZ_MAX_VERTICES, FUZZ_MAX_ARCS};
+    mf_dimacs_limits lim = {.max_vertices = FUZZ_MAX_VERTICES, .max_arcs = FUZZ_MAX_ARCS};
     mf_arclist list;
     mf_error err = {0};
     int rc = mf_parse_dimacs_limited((const char *)data, size, "fuzz.max", &lim, &list, &err);
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *side = NULL;
     for (int merge = 0; merge < 2; merge++) {
         mf_graph g;
-        mf_build_options bopt = {merge};
+        mf_build_options bopt = {.merge_antiparallel = merge};
         if (mf_graph_from_arcs(&list, &bopt, &g, &err) != MF_OK)
             abort(); /* a list the reader accepted always builds */
         for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++) {

@@ -36,7 +36,7 @@ static int64_t cold_solve(const mf_arclist *list, int merge, uint8_t *side)
 {
     mf_graph g;
     mf_error err = {0};
-    mf_build_options bopt = {merge};
+    mf_build_options bopt = {.merge_antiparallel = merge};
     check(mf_graph_from_arcs(list, &bopt, &g, &err) == MF_OK);
     mf_options opt;
     mf_options_default(&opt);
@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check(upd.batch_start[0] == 0 && upd.batch_start[upd.num_batches] == upd.count);
     mf_graph g;
-    mf_build_options bopt = {merge};
+    mf_build_options bopt = {.merge_antiparallel = merge};
     check(mf_graph_from_arcs(&list, &bopt, &g, &err) == MF_OK);
     const int accepted = mf_updates_check(&g, &upd, "fuzz.u", &err) == MF_OK;
 

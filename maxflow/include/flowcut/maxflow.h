@@ -83,6 +83,7 @@ void mf_arclist_free(mf_arclist *list);
 typedef struct mf_dimacs_limits {
     int64_t max_vertices;
     int64_t max_arcs;
+    int threads; /* threads a large file's parse may use; 0: every core */
 } mf_dimacs_limits;
 #define MF_DIMACS_MAX_VERTICES_DEFAULT ((int64_t)1 << 27)
 #define MF_DIMACS_MAX_ARCS_DEFAULT ((int64_t)1 << 29)
@@ -171,6 +172,7 @@ typedef struct mf_graph {
 
 typedef struct mf_build_options {
     int merge_antiparallel; /* pair u->v with v->u into one stored arc */
+    int threads;            /* threads a large graph's build may use; 0: every core */
 } mf_build_options;
 
 /* Builds the CSR graph from an arc list. Self-loops are dropped, parallel

@@ -307,7 +307,8 @@ static void arc_tails(void *ctx, int32_t lo, int32_t hi)
             tp->tail[a] = u;
 }
 
-int mf_graph_finish(mf_graph *g, mf_error *err)
+/* mf_graph_finish on at most `threads` threads (0: every core). */
+static int finish_on(mf_graph *g, int threads_asked, mf_error *err)
 {
     int32_t n = g->num_vertices, m = g->num_arcs;
     if (g->source < 0 || g->source >= n || g->sink < 0 || g->sink >= n ||
@@ -316,7 +317,7 @@ int mf_graph_finish(mf_graph *g, mf_error *err)
                        "source and sink must be two distinct vertices");
     if (g->out_start[0] != 0 || g->out_start[n] != m)
         return mf_fail(err, MF_ERR_INVALID, NULL, 0, "inconsistent CSR offsets");
-    const int threads = m < PARALLEL_ARCS ? 1 : mf_cpu_threads(NULL); /* small graphs: no threads started */
+    const int threads = m < PARALLEL_ARCS ? 1 : mf_threads(threads_asked); /* small graphs: no threads started */
     /* the checks of one pass in arc order: the first bad arc decides */
     arc_check ac = {g, {0}, {0}, m < PARALLEL_ARCS ? 1 : MF_CHECK_PARTS};
     mf_parallel_for(threads, ac.parts, 1, check_arcs, &ac);
@@ -346,6 +347,11 @@ int mf_graph_finish(mf_graph *g, mf_error *err)
     free(cursor);
     mf_free_big(tail);
     return MF_OK;
+}
+
+int mf_graph_finish(mf_graph *g, mf_error *err)
+{
+    return finish_on(g, 0, err);
 }
 
 int32_t mf_arc_tail(const mf_graph *g, int32_t a)
@@ -482,7 +488,8 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
         }
         partner[i] = -1;
     }
-    const int threads = m_in < PARALLEL_ARCS ? 1 : mf_cpu_threads(NULL); /* small graphs: no threads started */
+    /* small graphs: no threads started */
+    const int threads = m_in < PARALLEL_ARCS ? 1 : mf_threads(opt ? opt->threads : 0);
     count_by_key(threads, list->tail, m_in, n, tstart);
     {
         /* arc ids grouped by tail; to merge, also by head within a tail
@@ -563,7 +570,7 @@ int mf_graph_from_arcs(const mf_arclist *list, const mf_build_options *opt,
     fp.g = g;
     mf_parallel_for(threads, n, 4096, fill_arcs, &fp);
     g->out_start[n] = (int32_t)m;
-    rc = mf_graph_finish(g, err);
+    rc = finish_on(g, opt ? opt->threads : 0, err);
 done:
     mf_free_big(by_tail);
     mf_free_big(tstart);

@@ -290,6 +290,7 @@ void mf_dimacs_limits_default(mf_dimacs_limits *lim)
 {
     lim->max_vertices = MF_DIMACS_MAX_VERTICES_DEFAULT;
     lim->max_arcs = MF_DIMACS_MAX_ARCS_DEFAULT;
+    lim->threads = 0;
 }
 
 /* The most arc lines a text of `length` bytes holds: the shortest takes 7
@@ -475,7 +476,7 @@ int mf_parse_dimacs_limited(const char *text, size_t length, const char *name, c
                             mf_arclist *out, mf_error *err)
 {
     name = name ? name : "<input>";
-    const int threads = mf_cpu_threads(NULL);
+    const int threads = mf_threads(lim ? lim->threads : 0);
     if (length >= PARALLEL_PARSE_BYTES && threads > 1) {
         int rc = parse_parallel(text, length, name, lim, threads, out, err);
         if (rc != 0)
