@@ -168,6 +168,8 @@ mf_verify = _fn("mf_verify", ctypes.c_int, P(MfGraph), P(MfResult), ctypes.c_int
 mf_result_free = _fn("mf_result_free", None, P(MfResult))
 mf_gpu_available = _fn("mf_gpu_available", ctypes.c_int, P(ctypes.c_int))
 mf_gpu_compiled = _fn("mf_gpu_compiled", ctypes.c_int)
+mf_gpu_launch_takes = _fn("mf_gpu_launch_takes", ctypes.c_int, ctypes.c_int32, ctypes.c_int64, ctypes.c_int64,
+                          ctypes.c_int32)
 mf_solve_many = _fn("mf_solve_many", ctypes.c_int, P(P(MfGraph)), ctypes.c_int32, P(MfOptions), P(MfResult),
                     P(MfError))
 mf_dynamic_create = _fn("mf_dynamic_create", ctypes.c_int, P(MfGraph), P(MfOptions), P(vp), P(MfError))

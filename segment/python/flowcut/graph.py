@@ -432,6 +432,20 @@ class GraphFloat(Graph):
         return value
 
 
+def _launches(graphs):
+    """The graphs in runs of one GPU launch each, as the library groups them
+    (mf_gpu_launch_takes): each run is built while the one before solves."""
+    run, nodes = [], 0
+    for g in graphs:
+        if run and not _lib.mf_gpu_launch_takes(len(run), nodes, g._n + 2, _lib.MF_GPU_MANY_MAX):
+            yield run
+            run, nodes = [], 0
+        run.append(g)
+        nodes += g._n + 2
+    if run:
+        yield run
+
+
 def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=0):
     """Solves every graph; returns their flows, and each graph answers
     get_segment / get_grid_segments as after its own maxflow(). The library
@@ -440,7 +454,7 @@ def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=
     network, their disjoint union, so that one BFS level or push round
     serves them all; on the CPU they are solved side by side, one thread
     each (threads=N: in turn, N threads each). The networks are built on
-    every core, the next 64 while the library solves these."""
+    every core, one launch's while the library solves the launch before."""
     graphs = list(graphs)
     for g in graphs:
         if not isinstance(g, Graph):
@@ -448,7 +462,7 @@ def maxflow_many(graphs, engine="auto", cpu_algorithm="auto", device=0, threads=
     opt = _lib.solve_options(engine, cpu_algorithm, device, threads)
     distinct = len({id(g) for g in graphs}) == len(graphs)  # one Graph twice: built one at a time
     cores = max(1, min(os.cpu_count() or 1, 16))
-    chunks = [graphs[i:i + _lib.MF_GPU_MANY_MAX] for i in range(0, len(graphs), _lib.MF_GPU_MANY_MAX)]
+    chunks = list(_launches(graphs))
     pool = ThreadPoolExecutor(max_workers=cores if distinct else 1)
     pending = None
     try:
