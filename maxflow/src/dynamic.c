@@ -9,6 +9,14 @@
 
 #define CHANGE_FIELDS 5 /* arc, tail, head, cap, rcap */
 
+/* Warm re-solves that changed at least this fraction of the vertices'
+ * arcs route the new flow by paths (warm_by_paths) unless the caller says
+ * otherwise (mf_dynamic_set_paths_fraction); fewer changes are repaired
+ * locally by push-relabel. On update batches of DIMACS networks paths win
+ * from a few percent of the vertices (bench_dynamic: a 1 Mpx grid's 5-10%
+ * increases re-solve in half the time of the local repair). */
+#define PATHS_CHANGED_FRACTION 0.02
+
 struct mf_dynamic {
     mf_graph g;            /* current capacities */
     mf_options opt;
@@ -17,6 +25,7 @@ struct mf_dynamic {
     int solved;            /* a maximum preflow of g exists in the state */
     int loaded;            /* GPU: the device holds g at zero flow */
     double cold_fraction;
+    double paths_fraction; /* mf_dynamic_set_paths_fraction */
     int64_t last_value;    /* engine value of the last solve (flow_offset excluded) */
     /* pending changes, in order */
     int32_t *pending;      /* CHANGE_FIELDS per change */
@@ -56,6 +65,7 @@ int mf_dynamic_create(const mf_graph *g, const mf_options *opt, mf_dynamic **out
     else
         mf_options_default(&d->opt);
     d->cold_fraction = 0.5;
+    d->paths_fraction = PATHS_CHANGED_FRACTION;
     int rc = mf_graph_copy(g, &d->g);
     d->last = malloc(sizeof(int32_t) * ((size_t)g->num_arcs + 1));
     if (rc || !d->last) {
@@ -179,6 +189,11 @@ static int64_t collect_batch(mf_dynamic *d, int *oom)
     d->npending = 0;
     d->nbatch = count;
     return count;
+}
+
+void mf_dynamic_set_paths_fraction(mf_dynamic *d, double fraction)
+{
+    d->paths_fraction = fraction;
 }
 
 /* A batch that cuts off more than half of the flow undoes most of the
@@ -395,14 +410,6 @@ static int warm_by_paths(mf_dynamic *d, mf_result *res, mf_error *err)
     return MF_OK;
 }
 
-/* Warm re-solves that changed at least this fraction of the vertices'
- * arcs route the new flow by paths (warm_by_paths); fewer changes are
- * repaired locally by push-relabel. Paths cost about a cold solve (the
- * engine runs on the whole residual network), local repair what the
- * changes reach: an edit of a session with the geodesic prior changes the
- * terminals of a few to some tens of percent of the pixels, where the
- * repair took a fifth to a half of the paths' time (docs/benchmarks.md). */
-#define PATHS_CHANGED_FRACTION 0.5
 
 static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res, mf_error *err)
 {
@@ -477,7 +484,7 @@ static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res
     mf_pr *e = &d->pr;
     /* (phase 2's flow decomposition stays with push-relabel) */
     if (!cold && !deficits && !d->opt.phase2 &&
-        (double)d->nbatch >= PATHS_CHANGED_FRACTION * (double)g->num_vertices) {
+        (double)d->nbatch >= d->paths_fraction * (double)g->num_vertices) {
         double tp = mf_now();
         rc = warm_by_paths(d, res, err);
         if (rc <= 0) {

@@ -448,6 +448,10 @@ static int build_fresh(seg_session *s, seg_error *err)
     /* the first solve keeps its flow for warm re-solves when the cuts to
      * come keep the models (see seg_session_cut) */
     mf_dynamic_set_cold_fraction(s->dyn, s->opt.refit ? 0 : cold_fraction);
+    /* a prior edit changes the terminals of a few to some tens of percent
+     * of the pixels; the local repair settles those in a fifth to a half
+     * of the paths' time (docs/benchmarks.md), so paths only past half */
+    mf_dynamic_set_paths_fraction(s->dyn, 0.5);
     s->rebuild = 0;
     s->models_stale = 0;
     return SEG_OK;

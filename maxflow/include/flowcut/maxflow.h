@@ -455,6 +455,12 @@ int mf_dynamic_solve(mf_dynamic *d, mf_result *res, mf_error *err);
  * with cut_only no warm state is kept, so each solve costs what a fresh
  * cut-only solve of the graph does). */
 void mf_dynamic_set_cold_fraction(mf_dynamic *d, double fraction);
+/* CPU: fraction of the vertices from which a warm batch routes the new
+ * flow by augmenting paths over the whole residual network instead of
+ * repairing it locally by push-relabel (default 0.02: update batches of
+ * general networks; a session, whose prior edits change many terminals
+ * that a local repair settles faster, sets 0.5). */
+void mf_dynamic_set_paths_fraction(mf_dynamic *d, double fraction);
 /* The graph with every applied change (pending ones are not in it). */
 const mf_graph *mf_dynamic_graph(const mf_dynamic *d);
 /* MF_ENGINE_CPU or MF_ENGINE_GPU: the engine this solver runs on. */
