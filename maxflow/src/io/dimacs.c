@@ -75,6 +75,78 @@ static int add_arc(mf_arclist *l, int64_t m, int32_t u, int32_t v, int32_t cap)
     return MF_OK;
 }
 
+/* A problem line ("p max NODES ARCS"): the sizes, checked against the
+ * representation's bounds (int32 ids; every arc has a reverse residual
+ * arc) and then the caller's limits, both before anything is allocated;
+ * the arc list reserved. kind_at: the line's 'p'. */
+static int problem_line(cursor *cp, const parse_state *st, int have_problem, const char *kind_at, int seen_line,
+                        int64_t *n, int64_t *m, mf_arclist *out)
+{
+    cursor c = *cp;
+    mf_error *err = c.err;
+    char word[16];
+    int rc = MF_OK;
+    if (have_problem)
+        rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "duplicate problem line");
+    else if (c.p < c.end && !is_blank(*c.p))
+        rc = mf_unknown_line(&c, kind_at, !seen_line);
+    else if (!mf_field_word(&c, "problem type", word, sizeof word) || strcmp(word, "max") != 0)
+        rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "problem line must be 'p max NODES ARCS'");
+    else if (!mf_field_int(&c, "node count", n) || !mf_field_int(&c, "arc count", m) || !end_of_line(&c))
+        rc = MF_ERR_PARSE;
+    else if (*n < 2 || *n > INT32_MAX - 1)
+        rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "node count %lld out of range 2..%d", (long long)*n,
+                     INT32_MAX - 1);
+    else if (*m < 0 || *m > (INT32_MAX >> 1))
+        rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "arc count %lld out of range 0..%d", (long long)*m,
+                     INT32_MAX >> 1);
+    else if (*n > st->max_vertices)
+        rc = mf_fail(err, MF_ERR_TOO_LARGE, c.name, c.line, "node count %lld over the limit of %lld vertices",
+                     (long long)*n, (long long)st->max_vertices);
+    else if (*m > st->max_arcs)
+        rc = mf_fail(err, MF_ERR_TOO_LARGE, c.name, c.line, "arc count %lld over the limit of %lld arcs",
+                     (long long)*m, (long long)st->max_arcs);
+    if (rc == MF_OK) {
+        int64_t reserve = st->arc_room < 0 ? STREAM_RESERVE : st->arc_room;
+        rc = mf_arclist_init(out, (int32_t)*n, (int32_t)(*m < reserve ? *m : reserve));
+        if (rc)
+            mf_fail(err, rc, c.name, c.line, "out of memory");
+    }
+    *cp = c;
+    return rc;
+}
+
+/* A node line ("n ID s" or "n ID t"): the source or the sink, once each. */
+static int node_line(cursor *cp, int have_problem, int64_t n, int64_t *source, int64_t *sink)
+{
+    cursor c = *cp;
+    mf_error *err = c.err;
+    int64_t id;
+    char word[16];
+    int rc = MF_OK;
+    if (!have_problem)
+        rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "node line before the problem line");
+    else if (!mf_field_int(&c, "node id", &id) || !mf_field_word(&c, "node kind", word, sizeof word) ||
+             !end_of_line(&c))
+        rc = MF_ERR_PARSE;
+    else if (id < 1 || id > n)
+        rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "node id %lld out of range 1..%lld", (long long)id,
+                     (long long)n);
+    else if (strcmp(word, "s") == 0 && *source >= 0)
+        rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "duplicate source line");
+    else if (strcmp(word, "t") == 0 && *sink >= 0)
+        rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "duplicate sink line");
+    else if (strcmp(word, "s") != 0 && strcmp(word, "t") != 0)
+        rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "node kind '%s' is neither s nor t", word);
+    if (rc == MF_OK) {
+        *(word[0] == 's' ? source : sink) = id - 1;
+        if (*source >= 0 && *source == *sink)
+            rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "source and sink are the same node");
+    }
+    *cp = c;
+    return rc;
+}
+
 /* Parses lines from c->p to the end or, with stop_at_arcs, up to the first
  * arc line (c->p then at its start, c->line the lines before it). Lines
  * must be whole: the text ends at a line end or at the input's end. */
@@ -108,100 +180,15 @@ static int parse_lines(cursor *cur, parse_state *st, mf_arclist *out, int stop_a
             if ((rc = skip_comment(&c)))
                 goto fail;
             break;
-        case 'p': {
-            char word[16];
-            if (have_problem) {
-                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "duplicate problem line");
+        case 'p':
+            if ((rc = problem_line(&c, st, have_problem, kind_at, seen_line, &n, &m, out)))
                 goto fail;
-            }
-            if (c.p < c.end && !is_blank(*c.p)) {
-                rc = mf_unknown_line(&c, kind_at, !seen_line);
-                goto fail;
-            }
-            if (!mf_field_word(&c, "problem type", word, sizeof word) ||
-                strcmp(word, "max") != 0) {
-                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line,
-                             "problem line must be 'p max NODES ARCS'");
-                goto fail;
-            }
-            if (!mf_field_int(&c, "node count", &n) || !mf_field_int(&c, "arc count", &m) ||
-                !end_of_line(&c)) {
-                rc = MF_ERR_PARSE;
-                goto fail;
-            }
-            /* the representation's bounds (int32 ids; every arc has a
-             * reverse residual arc), then the caller's limits: both before
-             * anything is allocated */
-            if (n < 2 || n > INT32_MAX - 1) {
-                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line,
-                             "node count %lld out of range 2..%d", (long long)n, INT32_MAX - 1);
-                goto fail;
-            }
-            if (m < 0 || m > (INT32_MAX >> 1)) {
-                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line,
-                             "arc count %lld out of range 0..%d", (long long)m, INT32_MAX >> 1);
-                goto fail;
-            }
-            if (n > st->max_vertices) {
-                rc = mf_fail(err, MF_ERR_TOO_LARGE, c.name, c.line,
-                             "node count %lld over the limit of %lld vertices", (long long)n,
-                             (long long)st->max_vertices);
-                goto fail;
-            }
-            if (m > st->max_arcs) {
-                rc = mf_fail(err, MF_ERR_TOO_LARGE, c.name, c.line, "arc count %lld over the limit of %lld arcs",
-                             (long long)m, (long long)st->max_arcs);
-                goto fail;
-            }
             have_problem = 1;
-            int64_t reserve = st->arc_room < 0 ? STREAM_RESERVE : st->arc_room;
-            rc = mf_arclist_init(out, (int32_t)n, (int32_t)(m < reserve ? m : reserve));
-            if (rc) {
-                mf_fail(err, rc, c.name, c.line, "out of memory");
-                goto fail;
-            }
             break;
-        }
-        case 'n': {
-            int64_t id;
-            char word[16];
-            if (!have_problem) {
-                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "node line before the problem line");
+        case 'n':
+            if ((rc = node_line(&c, have_problem, n, &source, &sink)))
                 goto fail;
-            }
-            if (!mf_field_int(&c, "node id", &id) || !mf_field_word(&c, "node kind", word, sizeof word) ||
-                !end_of_line(&c)) {
-                rc = MF_ERR_PARSE;
-                goto fail;
-            }
-            if (id < 1 || id > n) {
-                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "node id %lld out of range 1..%lld",
-                             (long long)id, (long long)n);
-                goto fail;
-            }
-            if (strcmp(word, "s") == 0) {
-                if (source >= 0) {
-                    rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "duplicate source line");
-                    goto fail;
-                }
-                source = id - 1;
-            } else if (strcmp(word, "t") == 0) {
-                if (sink >= 0) {
-                    rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "duplicate sink line");
-                    goto fail;
-                }
-                sink = id - 1;
-            } else {
-                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line,
-                             "node kind '%s' is neither s nor t", word);
-                goto fail;
-            }
-            if (source >= 0 && source == sink) {
-                rc = mf_fail(err, MF_ERR_PARSE, c.name, c.line, "source and sink are the same node");
-                goto fail;
-            }
             break;
-        }
         case 'a': {
             int64_t u, v, cap;
             if (!have_problem) {
