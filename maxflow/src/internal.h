@@ -3,6 +3,7 @@
 #define FLOWCUT_MAXFLOW_INTERNAL_H
 
 #include "flowcut/maxflow.h"
+#include "flowcut/maxflow_grid.h"
 #include "flowcut_threads.h"
 
 #include <stdarg.h>

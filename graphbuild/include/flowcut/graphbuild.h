@@ -23,6 +23,7 @@
 #define FLOWCUT_GRAPHBUILD_H
 
 #include "flowcut/maxflow.h"
+#include "flowcut/maxflow_grid.h" /* gb_build_grid writes the compact grid form */
 
 #include <stdint.h>
 

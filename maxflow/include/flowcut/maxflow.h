@@ -398,8 +398,7 @@ int mf_gpu_launch_takes(int32_t taken, int64_t taken_vertices, int64_t next_vert
 void mf_gpu_solver_destroy(mf_gpu_solver *s);
 /* 1 when this library was built with the CUDA engine. */
 int mf_gpu_compiled(void);
-/* Grid networks in compact form, for the device: flowcut/maxflow_grid.h
- * (included at the end). */
+/* Grid networks in compact form, for the device: flowcut/maxflow_grid.h. */
 
 /* ---------------------------------------------------------------------
  * Warm re-solve after capacity changes (dynamic max-flow, after Kannappan,
@@ -517,7 +516,4 @@ int mf_gen_matching(int32_t left, int32_t right, int32_t mean_degree, uint64_t s
 #ifdef __cplusplus
 }
 #endif
-
-#include "flowcut/maxflow_grid.h"
-
 #endif

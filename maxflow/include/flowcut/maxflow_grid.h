@@ -5,7 +5,7 @@
  * device (mf_gpu_solve_many_grids). A builder of image networks
  * (graphbuild's gb_build_grid) writes them; the max-flow library reads
  * only the grid, the capacity table and the hard terminals defined here,
- * never what they mean to the builder. Included by flowcut/maxflow.h. */
+ * never what they mean to the builder. */
 #ifndef FLOWCUT_MAXFLOW_GRID_H
 #define FLOWCUT_MAXFLOW_GRID_H
 
