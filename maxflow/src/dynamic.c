@@ -180,8 +180,8 @@ static int64_t collect_batch(mf_dynamic *d, int *oom)
         memcpy(b, c, sizeof(int32_t) * CHANGE_FIELDS);
         /* tails are found where a warm repair needs them: the GPU finds
          * them itself (2.4 M binary searches cost the host about a second
-         * at 16 Mpx), the CPU when it applies the batch, not for a cold
-         * solve */
+         * at 16 Mpx), the CPU once the solve is known to be warm
+         * (mf_dynamic_solve), not for a cold one */
         b[1] = -1;
     }
     for (int64_t k = 0; k < d->npending; k++)
@@ -421,8 +421,7 @@ static int cpu_solve(mf_dynamic *d, int64_t nbatch, int *cold_io, mf_result *res
     int64_t deficits = 0, removed = 0;
     if (!cold) {
         for (int64_t k = 0; k < nbatch; k++) {
-            int32_t *c = d->batch + CHANGE_FIELDS * k;
-            c[1] = arc_tail(g, c[0]);
+            const int32_t *c = d->batch + CHANGE_FIELDS * k;
             removed += cpu_apply(d, c);
             g->arc_cap[c[0]] = c[3];
             g->arc_rcap[c[0]] = c[4];
@@ -581,6 +580,9 @@ int mf_dynamic_solve(mf_dynamic *d, mf_result *res, mf_error *err)
     int cold = !d->solved || (double)nbatch > d->cold_fraction * (double)d->g.num_arcs ||
                (d->engine == MF_ENGINE_CPU && !d->pr_ready); /* no state kept: nothing to start from */
     d->solved = 0; /* until this solve succeeds */
+    if (d->engine == MF_ENGINE_CPU && !cold) /* a warm repair needs the tails (the GPU finds its own) */
+        for (int64_t k = 0; k < nbatch; k++)
+            d->batch[CHANGE_FIELDS * k + 1] = arc_tail(&d->g, d->batch[CHANGE_FIELDS * k]);
     int rc = d->engine == MF_ENGINE_GPU ? gpu_solve(d, nbatch, &cold, res, err)
                                         : cpu_solve(d, nbatch, &cold, res, err);
     if (rc) {
