@@ -121,7 +121,8 @@ static int solve_many_cpu(const mf_graph *const *g, int32_t k, const mf_options 
 {
     /* threads given: in turn, that many threads each (the caller's
      * choice); else side by side, one thread each, as many as cores */
-    if (opt->threads > 0 || k < 2 || mf_threads(0) < 2) {
+    const int cores = mf_threads(0);
+    if (opt->threads > 0 || k < 2 || cores < 2) {
         for (int32_t i = 0; i < k; i++) {
             int rc = mf_solve_cpu(g[i], opt, &res[i], err);
             if (rc)
@@ -134,7 +135,7 @@ static int solve_many_cpu(const mf_graph *const *g, int32_t k, const mf_options 
     atomic_init(&m.next, 0);
     atomic_init(&m.failed_at, k);
     pthread_mutex_init(&m.lock, NULL);
-    int n = mf_threads(0) < k ? mf_threads(0) : k;
+    int n = cores < k ? cores : k;
     pthread_t tid[64];
     int started = 0;
     if (n > 64)

@@ -164,6 +164,17 @@ static int write_outputs(const seg_batch_item *it, seg_result *r, int overwrite,
     return rc;
 }
 
+/* An item has ended: reported, no longer in flight, the waiting threads
+ * woken (a worker may start the next item, the last one may leave). */
+static void end_item(batch_run *run, size_t index, const seg_result *r, int code, const char *error)
+{
+    pthread_mutex_lock(&run->lock);
+    report(run, index, r, code, error);
+    run->in_flight--;
+    pthread_cond_broadcast(&run->wake);
+    pthread_mutex_unlock(&run->lock);
+}
+
 /* Ends a task: writes its outputs or reports its failure; frees it. */
 static void finish(batch_run *run, task *t)
 {
@@ -171,11 +182,7 @@ static void finish(batch_run *run, task *t)
     char msg[1024];
     int ok = !t->failed && write_outputs(it, &t->job.r, run->cfg->overwrite, msg, sizeof msg) == 0;
     int code = ok ? SEG_OK : t->failed ? (t->job.r.code ? t->job.r.code : SEG_ERR_SOLVE) : SEG_ERR_IO;
-    pthread_mutex_lock(&run->lock);
-    report(run, t->index, &t->job.r, code, t->failed ? t->job.r.error : msg);
-    run->in_flight--;
-    pthread_cond_broadcast(&run->wake);
-    pthread_mutex_unlock(&run->lock);
+    end_item(run, t->index, &t->job.r, code, t->failed ? t->job.r.error : msg);
     seg_job_free(&t->job);
     seg_result_free(&t->job.r);
     free(t);
@@ -241,11 +248,7 @@ static void start_task(batch_run *run, size_t index)
 {
     task *t = calloc(1, sizeof *t);
     if (!t) {
-        pthread_mutex_lock(&run->lock);
-        report(run, index, NULL, SEG_ERR_NOMEM, "out of memory");
-        run->in_flight--;
-        pthread_cond_broadcast(&run->wake);
-        pthread_mutex_unlock(&run->lock);
+        end_item(run, index, NULL, SEG_ERR_NOMEM, "out of memory");
         return;
     }
     t->index = index;
