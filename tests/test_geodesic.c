@@ -2,7 +2,8 @@
  * and the properties the builder relies on (a parent forest rooted at the
  * foreground seeds, never through background seeds), the distance prior
  * deciding what colour alone cannot, the border as a background stroke,
- * and star convexity keeping the cut's foreground connected to its seeds. */
+ * star convexity keeping the cut's foreground connected to its seeds, and
+ * the colour models sampling the pixels near the seeds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -521,6 +522,57 @@ static void test_prior_updates_equal_fresh_scans(void **state)
     }
 }
 
+/* With the prior on, a region's model also samples the unmarked pixels
+ * within GB_SAMPLE_REACH edges of its seeds: a shade next to a one-column
+ * stroke on a smooth gradient costs the foreground less than the stroke
+ * alone would make it; the prior's own distances give the same models
+ * (gb_models_fit_near); without the prior the seeds alone are sampled. */
+static void test_models_sample_near_seeds(void **state)
+{
+    (void)state;
+    enum { W = 40, H = 20 };
+    uint8_t rgb[W * H * 3], seeds[W * H];
+    uint64_t rng = 5;
+    for (int32_t y = 0; y < H; y++)
+        for (int32_t x = 0; x < W; x++) {
+            uint8_t *px = rgb + 3 * (y * W + x);
+            int noise = (int)(next(&rng) % 21) - 10;
+            if (x < W / 2) { /* red, brightening by 5 a column */
+                px[0] = (uint8_t)(150 + 5 * x);
+                px[1] = px[2] = 40;
+            } else {
+                px[0] = px[1] = (uint8_t)(40 + noise);
+                px[2] = (uint8_t)(200 + noise);
+            }
+            seeds[y * W + x] = x == 0 ? GB_FOREGROUND : x == W - 1 ? GB_BACKGROUND : GB_UNMARKED;
+        }
+    gb_params p;
+    gb_params_default(&p);
+    p.threads = 1;
+    assert_true(p.geodesic > 0);
+    gb_models *near = NULL, *alone = NULL, *given = NULL;
+    assert_int_equal(gb_models_fit(rgb, W, H, seeds, &p, &near), GB_OK);
+    gb_prior *pr;
+    assert_int_equal(gb_prior_new(rgb, W, H, &p, &pr), GB_OK);
+    assert_int_equal(gb_prior_update(pr, seeds, NULL), GB_OK);
+    assert_int_equal(gb_models_fit_near(rgb, W, H, seeds, gb_prior_distances(pr, 0), gb_prior_distances(pr, 1), &p,
+                                        &given),
+                     GB_OK);
+    assert_true(gb_models_equal(near, given));
+    gb_params off = p;
+    off.geodesic = 0;
+    assert_int_equal(gb_models_fit(rgb, W, H, seeds, &off, &alone), GB_OK);
+    const uint8_t shade[3] = {165, 40, 40}; /* column 3's colour, not a seed's */
+    const int k = gb_lut_index(shade);
+    if (!(near->cost_fg[k] - near->cost_bg[k] < alone->cost_fg[k] - alone->cost_bg[k] - 1.0f))
+        fail_msg("the shade next to the stroke: fg - bg cost %.2f with near samples, %.2f with the seeds alone",
+                 near->cost_fg[k] - near->cost_bg[k], alone->cost_fg[k] - alone->cost_bg[k]);
+    gb_prior_free(pr);
+    gb_models_free(near);
+    gb_models_free(given);
+    gb_models_free(alone);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -531,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_border_yields_to_a_touching_object),
         cmocka_unit_test(test_star_keeps_foreground_connected),
         cmocka_unit_test(test_prior_updates_equal_fresh_scans),
+        cmocka_unit_test(test_models_sample_near_seeds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

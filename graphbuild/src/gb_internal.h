@@ -85,6 +85,9 @@ int gb_threads(const struct gb_params *p);
  * a segment run. */
 #define GB_DIST2_MAX (3 * 255 * 255)
 double *gb_similarity_table(double beta, int threads);
+/* beta as gb_build estimates it (1 / (2 mean d2) over the forward pairs),
+ * in integers, so the same on any split (similarity.c). */
+double gb_estimate_beta(const uint8_t *rgb, int32_t w, int32_t h, int connectivity);
 /* The same with only the distances marked in present computed (the
  * others 0): what a photo's pairs need. */
 double *gb_similarity_table_for(double beta, const _Atomic uint8_t *present, int threads);
@@ -117,6 +120,11 @@ int gb_geodesic_with(const uint8_t *rgb, int32_t width, int32_t height, const ui
  * an edge: neutral on the dev sets' strokes and clicks, where few objects
  * touch the frame (docs/benchmarks.md). */
 #define GB_BORDER_FG_GAP 0.5
+/* How far (in colour edges) from a region's seeds the colour models take
+ * their samples with the prior on (gb_models_fit): a quarter of an edge
+ * gave the click robot the fewest clicks of none, a quarter, a half, one
+ * and two, with the stroke protocols level (docs/benchmarks.md). */
+#define GB_SAMPLE_REACH 0.25
 /* gb_geodesic_with in two steps, for a caller that keeps the step costs
  * between seed edits (prior.c): the costs, connectivity / 2 planes of
  * width * height (plane k: every pixel's step k, E, S, SE, SW; infinity

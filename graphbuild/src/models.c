@@ -486,8 +486,84 @@ static void *region_main(void *arg)
     return NULL;
 }
 
+/* The labels the models are fitted on: the seeds, and with the geodesic
+ * prior on every unmarked pixel within GB_SAMPLE_REACH colour edges of
+ * one region's seeds and strictly nearer to them than to the other's
+ * (dist_fg, dist_bg: the prior's distances for these labels). A click's
+ * disc or a short stroke is a small sample of the surface it lands on;
+ * the pixels it reaches without crossing an edge are the same surface.
+ * Only when both regions have seeds: a region without any is the
+ * caller's error to report. *out stays NULL when nothing is added. */
+static int near_labels(const uint8_t *labels, int64_t npx, const float *dist_fg, const float *dist_bg,
+                       uint8_t **out)
+{
+    *out = NULL;
+    int has_fg = 0, has_bg = 0;
+    for (int64_t i = 0; i < npx && !(has_fg && has_bg); i++) {
+        has_fg |= labels[i] == GB_FOREGROUND;
+        has_bg |= labels[i] == GB_BACKGROUND;
+    }
+    if (!has_fg || !has_bg)
+        return GB_OK;
+    uint8_t *m = malloc((size_t)npx);
+    if (!m)
+        return GB_ERR_NOMEM;
+    const float reach = (float)GB_SAMPLE_REACH;
+    for (int64_t i = 0; i < npx; i++) {
+        const float f = dist_fg[i], b = dist_bg[i];
+        m[i] = labels[i];
+        if (labels[i] == GB_UNMARKED && f <= reach && f < b)
+            m[i] = GB_FOREGROUND;
+        else if (labels[i] == GB_UNMARKED && b <= reach && b < f)
+            m[i] = GB_BACKGROUND;
+    }
+    *out = m;
+    return GB_OK;
+}
+
+static int fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels, const gb_params *p,
+               gb_models **out);
+
+int gb_models_fit_near(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels,
+                       const float *dist_fg, const float *dist_bg, const gb_params *p, gb_models **out)
+{
+    *out = NULL;
+    if (!rgb || !labels || width <= 0 || height <= 0 || !p)
+        return GB_ERR_INVALID;
+    uint8_t *near = NULL;
+    if (p->geodesic > 0 && dist_fg && dist_bg && near_labels(labels, (int64_t)width * height, dist_fg, dist_bg, &near))
+        return GB_ERR_NOMEM;
+    int rc = fit(rgb, width, height, near ? near : labels, p, out);
+    free(near);
+    return rc;
+}
+
 int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels,
                   const gb_params *p, gb_models **out)
+{
+    *out = NULL;
+    if (!rgb || !labels || width <= 0 || height <= 0 || !p)
+        return GB_ERR_INVALID;
+    if (!(p->geodesic > 0))
+        return fit(rgb, width, height, labels, p, out);
+    /* the prior's distances for these labels, as gb_build computes them */
+    const size_t npx = (size_t)width * (size_t)height;
+    float *df = mf_alloc_big(sizeof(float) * npx), *db = mf_alloc_big(sizeof(float) * npx);
+    int rc = df && db ? GB_OK : GB_ERR_NOMEM;
+    if (!rc && (p->connectivity == 4 || p->connectivity == 8))
+        rc = gb_geodesic(rgb, width, height, labels, p->connectivity,
+                         gb_estimate_beta(rgb, width, height, p->connectivity), p->border, gb_threads(p), df, db,
+                         NULL);
+    if (!rc)
+        rc = gb_models_fit_near(rgb, width, height, labels, p->connectivity == 4 || p->connectivity == 8 ? df : NULL,
+                                db, p, out);
+    mf_free_big(df);
+    mf_free_big(db);
+    return rc;
+}
+
+static int fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels, const gb_params *p,
+               gb_models **out)
 {
     *out = NULL;
     if (!rgb || !labels || width <= 0 || height <= 0 || !p ||

@@ -37,25 +37,6 @@ struct gb_prior {
     int32_t *span[4];  /* per row [lo, hi): work */
 };
 
-/* beta as gb_build estimates it: over every pixel's forward pairs (E, S,
- * and SE, SW with 8 neighbours), in integers, so the same on any split. */
-static double estimate_beta(const uint8_t *rgb, int32_t w, int32_t h, int connectivity)
-{
-    static const int DX[4] = {1, 0, 1, -1}, DY[4] = {0, 1, 1, 1};
-    const int nd = connectivity == 4 ? 2 : 4;
-    int64_t sum = 0, pairs = 0;
-    for (int32_t y = 0; y < h; y++)
-        for (int32_t x = 0; x < w; x++)
-            for (int d = 0; d < nd; d++) {
-                int32_t qx = x + DX[d], qy = y + DY[d];
-                if (qx < 0 || qx >= w || qy >= h)
-                    continue;
-                sum += gb_colour_dist2(rgb + 3 * ((int64_t)y * w + x), rgb + 3 * ((int64_t)qy * w + qx));
-                pairs++;
-            }
-    return pairs && sum > 0 ? 1.0 / (2.0 * (double)sum / (double)pairs) : 0.0;
-}
-
 /* The prior's arrays: the seeds and the spans always, the costs and every
  * pass of both regions' distances with the prior on. */
 static int alloc_arrays(gb_prior *pr)
@@ -67,7 +48,7 @@ static int alloc_arrays(gb_prior *pr)
     for (int k = 0; k < 4; k++)
         ok &= (pr->span[k] = malloc(sizeof(int32_t) * rows)) != NULL;
     if (pr->p.geodesic > 0) {
-        pr->similarity = gb_similarity_table(estimate_beta(pr->rgb, pr->width, pr->height, pr->p.connectivity),
+        pr->similarity = gb_similarity_table(gb_estimate_beta(pr->rgb, pr->width, pr->height, pr->p.connectivity),
                                              gb_threads(&pr->p));
         pr->cost = mf_alloc_big(sizeof(float) * npx * (size_t)pr->nd);
         pr->edge_fg = malloc(sizeof(float) * 2 * ((size_t)pr->width + (size_t)pr->height));
@@ -371,6 +352,11 @@ void gb_prior_pixel_terminals(const gb_prior *pr, int64_t i, const gb_models *mo
     gb_pixel_terminals(pr->rgb + 3 * i, seed, models, seed_cap, cs, ct);
     if (pr->p.geodesic > 0 && seed == GB_UNMARKED)
         gb_add_prior(pr->p.geodesic, pr->dist[0][i], pr->dist[1][i], cs, ct);
+}
+
+const float *gb_prior_distances(const gb_prior *pr, int bg)
+{
+    return pr && pr->ready ? pr->dist[bg & 1] : NULL;
 }
 
 const float *gb_prior_pass(const gb_prior *pr, int bg, int k)

@@ -44,3 +44,22 @@ double *gb_similarity_table_for(double beta, const _Atomic uint8_t *present, int
     gb_run_threads(similarity_rows, jobs, sizeof jobs[0], count);
     return table;
 }
+
+/* beta as gb_build estimates it: over every pixel's forward pairs (E, S,
+ * and SE, SW with 8 neighbours), in integers, so the same on any split. */
+double gb_estimate_beta(const uint8_t *rgb, int32_t w, int32_t h, int connectivity)
+{
+    static const int DX[4] = {1, 0, 1, -1}, DY[4] = {0, 1, 1, 1};
+    const int nd = connectivity == 4 ? 2 : 4;
+    int64_t sum = 0, pairs = 0;
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++)
+            for (int d = 0; d < nd; d++) {
+                int32_t qx = x + DX[d], qy = y + DY[d];
+                if (qx < 0 || qx >= w || qy >= h)
+                    continue;
+                sum += gb_colour_dist2(rgb + 3 * ((int64_t)y * w + x), rgb + 3 * ((int64_t)qy * w + qx));
+                pairs++;
+            }
+    return pairs && sum > 0 ? 1.0 / (2.0 * (double)sum / (double)pairs) : 0.0;
+}

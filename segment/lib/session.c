@@ -399,7 +399,9 @@ static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, in
 }
 
 /* Fits the models on the seeds, or where a region has none on what
- * stands in for it (seg_model_labels). */
+ * stands in for it (seg_model_labels). On the seeds themselves the
+ * prior's distances, brought to them already, spare the fit its own scan
+ * (gb_models_fit_near: the same models). */
 static int fit_models(const seg_session *s, gb_models **m, seg_error *err)
 {
     uint8_t *owned = NULL;
@@ -409,7 +411,10 @@ static int fit_models(const seg_session *s, gb_models **m, seg_error *err)
         return rc > 0 ? seg_fail(err, SEG_ERR_NEED_SEEDS, "%s", SEG_NO_BACKGROUND_SAMPLE)
                       : seg_fail(err, SEG_ERR_NOMEM, "out of memory");
     const uint8_t *ml = owned ? owned : s->labels;
-    rc = gb_models_fit(s->rgb, s->width, s->height, ml, &s->opt.graph, m);
+    const float *df = s->prior ? gb_prior_distances(s->prior, 0) : NULL;
+    const float *db = s->prior ? gb_prior_distances(s->prior, 1) : NULL;
+    rc = !owned && df && db ? gb_models_fit_near(s->rgb, s->width, s->height, ml, df, db, &s->opt.graph, m)
+                            : gb_models_fit(s->rgb, s->width, s->height, ml, &s->opt.graph, m);
     free(owned);
     return rc ? seg_fail(err, SEG_ERR_MODEL, "colour models: %s", gb_strerror(rc)) : SEG_OK;
 }
@@ -418,8 +423,13 @@ static int fit_models(const seg_session *s, gb_models **m, seg_error *err)
 static int build_fresh(seg_session *s, seg_error *err)
 {
     drop_network(s);
-    int rc = fit_models(s, &s->models, err);
-    if (rc)
+    int rc;
+    /* the prior's distances for these seeds first: the fit reads them, and
+     * later cuts update them */
+    if (!seed_arcs(s) && ((rc = gb_prior_new(s->rgb, s->width, s->height, &s->opt.graph, &s->prior)) ||
+                          (rc = gb_prior_update(s->prior, s->labels, NULL))))
+        return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
+    if ((rc = fit_models(s, &s->models, err)))
         return rc;
     size_t n = (size_t)s->npx;
     s->cancelled = malloc(sizeof(int32_t) * n);
@@ -431,10 +441,6 @@ static int build_fresh(seg_session *s, seg_error *err)
                           s->cancelled, &s->seed_cap);
     if (rc)
         return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "network: %s", gb_strerror(rc));
-    /* the prior's distances for these seeds: later cuts update them */
-    if (!seed_arcs(s) && ((rc = gb_prior_new(s->rgb, s->width, s->height, &s->opt.graph, &s->prior)) ||
-                          (rc = gb_prior_update(s->prior, s->labels, NULL))))
-        return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
     const mf_graph *g = &s->graph;
     for (int64_t p = 0; p < s->npx; p++) { /* what the network holds, before pre-cancelling */
         s->cur_cs[p] = g->arc_cap[g->out_start[g->source] + p] + s->cancelled[p];
@@ -496,14 +502,10 @@ static int refit(seg_session *s, int *all, seg_error *err)
  * changed since the last cut (gb_prior_update: the distances updated where
  * they move, exactly as a fresh build computes them). Only pixels whose
  * capacities differ from the network's are touched. */
-static int update_terminals(seg_session *s, int all, seg_cut_stats *st, seg_error *err)
+static int update_terminals(seg_session *s, int all, const int32_t *span, seg_cut_stats *st, seg_error *err)
 {
     if (!s->prior)
         return SEG_OK; /* star convexity: an edit rebuilds */
-    const int32_t *span;
-    int rc = gb_prior_update(s->prior, s->labels, &span);
-    if (rc)
-        return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
     mf_error e = {0};
     for (int32_t y = 0; y < s->height; y++) {
         const int32_t lo = all ? 0 : span[2 * y], hi = all ? s->width : span[2 * y + 1];
@@ -598,12 +600,19 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         st->changed_pixels = s->npx;
     } else {
         int all = 0;
+        /* the prior's distances first: the re-fit reads them */
+        const int32_t *span = NULL;
+        if (s->prior && (rc = gb_prior_update(s->prior, s->labels, &span))) {
+            drop_network(s); /* the distances are part-updated: the next cut starts afresh */
+            return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
+        }
+        double tp = seg_now();
         if (s->opt.refit && s->models_stale && (rc = refit(s, &all, err)))
             return rc;
         double t1 = seg_now();
-        st->model_seconds = t1 - t0;
+        st->model_seconds = t1 - tp;
         st->refitted = all;
-        if ((rc = update_terminals(s, all, st, err))) {
+        if ((rc = update_terminals(s, all, span, st, err))) {
             drop_network(s); /* the network is part-updated: the next cut starts afresh */
             return rc;
         }
@@ -620,7 +629,7 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         else if (cold_fraction > 0 && cold_fraction < 1)
             fraction = warm_fraction(s);
         mf_dynamic_set_cold_fraction(s->dyn, fraction);
-        st->update_seconds = seg_now() - t1;
+        st->update_seconds = (tp - t0) + (seg_now() - t1);
     }
     double t2 = seg_now();
     mf_result res;

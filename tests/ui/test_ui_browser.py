@@ -144,13 +144,14 @@ def main():
                 wd.screenshot(os.path.join(shots, "ui-start.png"))
             _, before = srv.request("GET", "/api/mask")
             v0 = wd.js("return window.flowcut.version")
-            # a background stroke across the right part of the photo (image coordinates)
+            # a background stroke down the cup's right side, across the foreground
+            # (image coordinates): its pixels turn background, so the mask must change
             wd.click("#b-bg")
             if wd.js("return window.flowcut.label()") != 2:
                 fails.append("the Background button did not select the background brush")
             st = json.loads(srv.request("GET", "/api/state")[1])
             w, h = st["width"], st["height"]
-            pts = [wd.js("return window.flowcut.toClient(arguments[0], arguments[1])", w * 0.93, h * fy)
+            pts = [wd.js("return window.flowcut.toClient(arguments[0], arguments[1])", w * 0.75, h * fy)
                    for fy in (0.15, 0.35, 0.55, 0.75)]
             wd.drag(pts)
             if not wait_for(lambda: wd.js("return window.flowcut.version") > v0

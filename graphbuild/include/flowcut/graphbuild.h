@@ -97,12 +97,20 @@ void gb_params_default(gb_params *p);
 typedef struct gb_models gb_models;
 
 /* Fits foreground and background models on the pixels whose label is
- * GB_FOREGROUND or GB_BACKGROUND. rgb: width*height*3 bytes. Costs are
- * tabulated for the colours of this photo only (quantised to 6 bits per
- * channel); other colours get the same cost in both models, so use the
- * models with the photo they were fitted on. */
+ * GB_FOREGROUND or GB_BACKGROUND and, with the geodesic prior on
+ * (p->geodesic > 0) and both regions seeded, on the unmarked pixels within
+ * a quarter of a colour edge of one region's seeds and nearer to them than to the
+ * other's (the prior's distances for these labels). rgb: width*height*3
+ * bytes. Costs are tabulated for the colours of this photo only (quantised
+ * to 6 bits per channel); other colours get the same cost in both models,
+ * so use the models with the photo they were fitted on. */
 int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels,
                   const gb_params *p, gb_models **out);
+/* The same with the prior's distances for these labels given (those of
+ * gb_prior_distances after gb_prior_update with the same labels), so that
+ * the fit does not compute them again: the same models, bit for bit. */
+int gb_models_fit_near(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels,
+                       const float *dist_fg, const float *dist_bg, const gb_params *p, gb_models **out);
 void gb_models_free(gb_models *m);
 
 /* Builds the network for the photo, the fitted models and the hard seeds
@@ -162,6 +170,9 @@ int gb_prior_update(gb_prior *pr, const uint8_t *seeds, const int32_t **changed)
  * sets them. */
 void gb_prior_pixel_terminals(const gb_prior *pr, int64_t i, const gb_models *models, int32_t seed_cap, int32_t *cs,
                               int32_t *ct);
+/* The foreground (bg 0) or background (bg 1) distances of the last
+ * gb_prior_update; NULL before it or without the prior. */
+const float *gb_prior_distances(const gb_prior *pr, int bg);
 void gb_prior_free(gb_prior *pr);
 
 /* 1 when both models give every colour of the photo the same costs. */
