@@ -1,5 +1,6 @@
 /* Grid network construction straight into CSR: the degree of every pixel
  * is known from the grid, so there is no edge list and no sort. */
+#define _POSIX_C_SOURCE 200809L
 #include "flowcut/graphbuild.h"
 #include "gb_internal.h"
 #include "flowcut_nlink.h"
@@ -9,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* forward neighbour offsets: E, S, SE, SW (a pixel stores the arcs to its
  * forward neighbours; each arc carries both directions). The order, the
@@ -429,7 +431,8 @@ static void run_pass(build *b, pass_fn fn, int threads)
 
 static int build_network(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
                          const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
-                         int all_terminals, int32_t *seed_cap, mf_grid *grid);
+                         int all_terminals, int32_t *seed_cap, mf_grid *grid, const uint8_t *model_labels,
+                         gb_models **fitted, double *fit_seconds);
 static int finish_csr(build *b, mf_graph *g, int in_lists, int threads);
 static void make_bands(build *b, int32_t height);
 static void set_seed_cap(build *b, int threads);
@@ -437,14 +440,14 @@ static void set_seed_cap(build *b, int threads);
 int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
              const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled)
 {
-    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 0, NULL, NULL);
+    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 0, NULL, NULL, NULL, NULL, NULL);
 }
 
 int gb_build_dynamic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
                      const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
                      int32_t *seed_cap)
 {
-    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 1, seed_cap, NULL);
+    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 1, seed_cap, NULL, NULL, NULL, NULL);
 }
 
 int gb_build_grid(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
@@ -453,7 +456,21 @@ int gb_build_grid(const uint8_t *rgb, int32_t width, int32_t height, const uint8
     memset(grid, 0, sizeof *grid);
     if (p && p->star)
         return GB_ERR_INVALID; /* star arcs differ from their pair's weight */
-    return build_network(rgb, width, height, seeds, models, p, NULL, NULL, 0, NULL, grid);
+    return build_network(rgb, width, height, seeds, models, p, NULL, NULL, 0, NULL, grid, NULL, NULL, NULL);
+}
+
+int gb_build_fitting(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+                     const uint8_t *model_labels, const gb_params *p, mf_graph *g, int32_t *cancelled, mf_grid *grid,
+                     gb_models **models, double *fit_seconds)
+{
+    if (models)
+        *models = NULL;
+    if (grid)
+        memset(grid, 0, sizeof *grid);
+    if (!models || !seeds || (!g) == (!grid) || (grid && p && p->star))
+        return GB_ERR_INVALID;
+    return build_network(rgb, width, height, seeds, NULL, p, g, cancelled, 0, NULL, grid,
+                         model_labels ? model_labels : seeds, models, fit_seconds);
 }
 
 /* The seeds' capacity K: one more than the largest sum of the weights of
@@ -469,11 +486,12 @@ static void set_seed_cap(build *b, int threads)
 
 static int build_network(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
                          const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
-                         int all_terminals, int32_t *seed_cap, mf_grid *grid)
+                         int all_terminals, int32_t *seed_cap, mf_grid *grid, const uint8_t *model_labels,
+                         gb_models **fitted, double *fit_seconds)
 {
     if (g)
         memset(g, 0, sizeof *g);
-    if (!rgb || !models || !p || width < 1 || height < 1 ||
+    if (!rgb || (!models && !fitted) || !p || width < 1 || height < 1 ||
         (p->connectivity != 4 && p->connectivity != 8) || !(p->lambda >= 0) || !(p->geodesic >= 0))
         return GB_ERR_INVALID;
     const int nd = p->connectivity == 4 ? 2 : 4;
@@ -535,6 +553,21 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
                               threads, b->dist_fg, b->dist_bg, b->parent_fg);
         if (rc)
             goto done;
+    }
+    if (fitted) {
+        /* the models from the prior's distances just computed where they
+         * are the labels' own; other labels need their own (gb_models_fit) */
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        rc = model_labels == seeds && b->dist_bg
+                 ? gb_models_fit_near(rgb, width, height, model_labels, b->dist_fg, b->dist_bg, p, fitted)
+                 : gb_models_fit(rgb, width, height, model_labels, p, fitted);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (fit_seconds)
+            *fit_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        if (rc)
+            goto done;
+        b->models = *fitted;
     }
     if (grid) {
         /* the weights and the seeds' capacity are left to the solver: w

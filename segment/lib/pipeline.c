@@ -262,29 +262,25 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
     return 0;
 }
 
-/* seg_build, into g or, when grid is not NULL, into the grid form. */
+/* seg_build, into g or, when grid is not NULL, into the grid form; the
+ * models fitted on the way (gb_build_fitting). */
 static int build_network(const seg_result *r, const uint8_t *labels, const uint8_t *model_labels,
                          const seg_options *o, mf_graph *g, mf_grid *grid, int32_t *cancelled, seg_times *times,
                          char *error, size_t error_size)
 {
     gb_models *models = NULL;
-    double t0 = seg_now();
-    int rc = gb_models_fit(r->photo.data, r->photo.width, r->photo.height, model_labels, &o->graph, &models);
-    if (rc) {
-        snprintf(error, error_size, "colour models: %s", gb_strerror(rc));
-        return -1;
-    }
-    double t1 = seg_now();
-    rc = grid ? gb_build_grid(r->photo.data, r->photo.width, r->photo.height, labels, models, &o->graph, grid)
-              : gb_build(r->photo.data, r->photo.width, r->photo.height, labels, models, &o->graph, g, cancelled);
+    double t0 = seg_now(), fit = 0;
+    int rc = gb_build_fitting(r->photo.data, r->photo.width, r->photo.height, labels, model_labels, &o->graph,
+                              grid ? NULL : g, cancelled, grid, &models, &fit);
+    const int fitted = models != NULL;
     gb_models_free(models);
     if (rc) {
-        snprintf(error, error_size, "network: %s", gb_strerror(rc));
+        snprintf(error, error_size, "%s: %s", fitted ? "network" : "colour models", gb_strerror(rc));
         return -1;
     }
     if (times) {
-        times->model += t1 - t0;
-        times->build += seg_now() - t1;
+        times->model += fit;
+        times->build += seg_now() - t0 - fit;
     }
     return 0;
 }

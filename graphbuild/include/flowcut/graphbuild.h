@@ -146,6 +146,16 @@ int gb_build_dynamic(const uint8_t *rgb, int32_t width, int32_t height, const ui
 void gb_pixel_terminals(const uint8_t *rgb, uint8_t seed, const gb_models *models, int32_t seed_cap,
                         int32_t *cs, int32_t *ct);
 
+/* gb_build (grid NULL) or gb_build_grid (g NULL) with the colour models
+ * fitted on the way, as gb_models_fit on model_labels (the seeds when
+ * NULL) fits them: where those are the seeds, the fit reads the distances
+ * the build computes for the prior instead of computing them again.
+ * *models receives the models (gb_models_free), also on a later error;
+ * *fit_seconds (may be NULL) the fit's share of the time. */
+int gb_build_fitting(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+                     const uint8_t *model_labels, const gb_params *p, mf_graph *g, int32_t *cancelled, mf_grid *grid,
+                     gb_models **models, double *fit_seconds);
+
 /* The photo's side of the geodesic prior, kept between seed edits: every
  * pixel's terminal capacities for new seeds and models, exactly as
  * gb_build (and gb_build_dynamic) sets them before pre-cancelling (data
