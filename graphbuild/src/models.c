@@ -494,16 +494,21 @@ static void *region_main(void *arg)
  * the pixels it reaches without crossing an edge are the same surface.
  * Only when both regions have seeds: a region without any is the
  * caller's error to report. *out stays NULL when nothing is added. */
-static int near_labels(const uint8_t *labels, int64_t npx, const float *dist_fg, const float *dist_bg,
-                       uint8_t **out)
+static int both_seeded(const uint8_t *labels, int64_t npx)
 {
-    *out = NULL;
     int has_fg = 0, has_bg = 0;
     for (int64_t i = 0; i < npx && !(has_fg && has_bg); i++) {
         has_fg |= labels[i] == GB_FOREGROUND;
         has_bg |= labels[i] == GB_BACKGROUND;
     }
-    if (!has_fg || !has_bg)
+    return has_fg && has_bg;
+}
+
+static int near_labels(const uint8_t *labels, int64_t npx, const float *dist_fg, const float *dist_bg,
+                       uint8_t **out)
+{
+    *out = NULL;
+    if (!both_seeded(labels, npx))
         return GB_OK;
     uint8_t *m = malloc((size_t)npx);
     if (!m)
@@ -544,19 +549,20 @@ int gb_models_fit(const uint8_t *rgb, int32_t width, int32_t height, const uint8
     *out = NULL;
     if (!rgb || !labels || width <= 0 || height <= 0 || !p)
         return GB_ERR_INVALID;
-    if (!(p->geodesic > 0))
+    const size_t npx = (size_t)width * (size_t)height;
+    /* the scan feeds near_labels alone: not without the prior, for a
+     * connectivity that defines no distances, or with a region unseeded */
+    if (!(p->geodesic > 0) || (p->connectivity != 4 && p->connectivity != 8) || !both_seeded(labels, (int64_t)npx))
         return fit(rgb, width, height, labels, p, out);
     /* the prior's distances for these labels, as gb_build computes them */
-    const size_t npx = (size_t)width * (size_t)height;
     float *df = mf_alloc_big(sizeof(float) * npx), *db = mf_alloc_big(sizeof(float) * npx);
     int rc = df && db ? GB_OK : GB_ERR_NOMEM;
-    if (!rc && (p->connectivity == 4 || p->connectivity == 8))
+    if (!rc)
         rc = gb_geodesic(rgb, width, height, labels, p->connectivity,
                          gb_estimate_beta(rgb, width, height, p->connectivity), p->border, gb_threads(p), df, db,
                          NULL);
     if (!rc)
-        rc = gb_models_fit_near(rgb, width, height, labels, p->connectivity == 4 || p->connectivity == 8 ? df : NULL,
-                                db, p, out);
+        rc = gb_models_fit_near(rgb, width, height, labels, df, db, p, out);
     mf_free_big(df);
     mf_free_big(db);
     return rc;
