@@ -189,13 +189,15 @@ static void test_strokes_match_fresh_solves_gpu(void **state)
 }
 
 /* With refit off and no geodesic prior, the models fitted at the first
- * cut stay: strokes change only the stroked pixels' terminal arcs. */
-static void test_frozen_models(void **state)
+ * cut stay: strokes change only the stroked pixels' terminal arcs. On up
+ * to two threads each cut is a warm repair; on more, where a cold solve
+ * on every thread is the faster, each is cold; the masks are the same. */
+static void frozen_models(int threads, int want_warm)
 {
-    (void)state;
     seg_session_options o;
     seg_session_options_default(&o);
     o.solve.engine = MF_ENGINE_CPU;
+    o.solve.threads = threads;
     o.refit = 0;
     o.graph.geodesic = 0;
     reference_geodesic = 0;
@@ -214,7 +216,7 @@ static void test_frozen_models(void **state)
         assert_int_equal(seg_session_cut(s, &st, &err), SEG_OK);
         assert_int_equal(st.refitted, 0);
         assert_true(st.changed_pixels > 0 && st.changed_pixels < 5000);
-        assert_int_equal(st.warm, 1);
+        assert_int_equal(st.warm, want_warm);
         uint8_t *want = malloc((size_t)photo.width * photo.height);
         int64_t flow;
         reference_mask(seg_session_labels(s), frozen, p.lambda, want, &flow);
@@ -225,6 +227,18 @@ static void test_frozen_models(void **state)
     gb_models_free(frozen);
     seg_session_close(s);
     reference_geodesic = -1;
+}
+
+static void test_frozen_models(void **state)
+{
+    (void)state;
+    frozen_models(2, 1);
+}
+
+static void test_frozen_models_many_threads(void **state)
+{
+    (void)state;
+    frozen_models(4, 0);
 }
 
 /* The mask `flowcut segment` gives the session's photo and seeds (and its
@@ -271,6 +285,7 @@ static void test_prior_updates_equal_fresh_builds(void **state)
     seg_session_options o;
     seg_session_options_default(&o);
     o.solve.engine = MF_ENGINE_CPU;
+    o.solve.threads = 2; /* the warm repair (more threads solve cold) */
     seg_session *s = NULL;
     seg_error err = {0};
     const int32_t w = photo.width, h = photo.height;
@@ -646,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_strokes_match_fresh_solves_cpu),
         cmocka_unit_test(test_strokes_match_fresh_solves_gpu),
         cmocka_unit_test(test_frozen_models),
+        cmocka_unit_test(test_frozen_models_many_threads),
         cmocka_unit_test(test_session_equals_segment),
         cmocka_unit_test(test_prior_updates_equal_fresh_builds),
         cmocka_unit_test(test_save_is_atomic),

@@ -4,6 +4,7 @@
 #include "session_internal.h"
 
 #include "flowcut/images.h"
+#include "flowcut_threads.h"
 
 #include <errno.h>
 #include <math.h>
@@ -419,6 +420,19 @@ static int fit_models(const seg_session *s, gb_models **m, seg_error *err)
     return rc ? seg_fail(err, SEG_ERR_MODEL, "colour models: %s", gb_strerror(rc)) : SEG_OK;
 }
 
+/* The warm repair runs on one core, a cold CPU solve on every thread the
+ * solve may use. Measured (bench_session --threads on 1 to 16 threads,
+ * 1 and 3 Mpx, models kept): the repair beats the cold solve on one
+ * thread (1.3-1.6x), is level on two, and loses from four on (0.6x at
+ * 4, 0.3x at 16; docs/benchmarks.md). So past two threads a CPU
+ * session solves every cut cold, from no kept state. */
+#define SESSION_WARM_MAX_THREADS 2
+
+static int warm_pays(const seg_session *s)
+{
+    return mf_dynamic_engine(s->dyn) != MF_ENGINE_CPU || mf_threads(s->opt.solve.threads) <= SESSION_WARM_MAX_THREADS;
+}
+
 /* Builds the network from scratch and creates its solver (a cold solve). */
 static int build_fresh(seg_session *s, seg_error *err)
 {
@@ -453,7 +467,7 @@ static int build_fresh(seg_session *s, seg_error *err)
     mf_graph_free(&s->graph); /* the solver holds its own copy */
     /* the first solve keeps its flow for warm re-solves when the cuts to
      * come keep the models (see seg_session_cut) */
-    mf_dynamic_set_cold_fraction(s->dyn, s->opt.refit ? 0 : cold_fraction);
+    mf_dynamic_set_cold_fraction(s->dyn, s->opt.refit || !warm_pays(s) ? 0 : cold_fraction);
     /* a prior edit changes the terminals of a few to some tens of percent
      * of the pixels; the local repair settles those in a fifth to a half
      * of the paths' time (docs/benchmarks.md), so paths only past half */
@@ -624,7 +638,9 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
          * solve about as much again, wasted on re-fits alone. An edit's
          * own pixels and the prior's moved distances are repaired warm. */
         double fraction = cold_fraction;
-        if (all)
+        if (!warm_pays(s))
+            fraction = 0;
+        else if (all)
             fraction = s->last_quick && cold_fraction > 0 ? 1e-12 : 0;
         else if (cold_fraction > 0 && cold_fraction < 1)
             fraction = warm_fraction(s);

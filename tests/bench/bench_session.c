@@ -8,7 +8,8 @@
  * places).
  *
  * usage: bench_session EXAMPLES_DIR [--engine cpu|gpu] [--sizes 1,3,12] [--repeats R]
- *                      [--cold-fraction F]
+ *                      [--cold-fraction F] [--threads N]
+ * --threads: the build's and the CPU solve's threads (default: every core).
  * --cold-fraction: whole-photo terminal changes over this fraction of the
  * arcs are solved cold in place, fewer warm (the session's tuning). */
 #define _POSIX_C_SOURCE 200809L
@@ -79,7 +80,7 @@ int main(int argc, char **argv)
     }
     const char *dir = argv[1], *sizes = "1,3,12";
     mf_engine engine = MF_ENGINE_GPU;
-    int repeats = 3, check = 1;
+    int repeats = 3, check = 1, threads = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--engine") && i + 1 < argc)
             engine = !strcmp(argv[++i], "cpu") ? MF_ENGINE_CPU : MF_ENGINE_GPU;
@@ -91,6 +92,8 @@ int main(int argc, char **argv)
             check = 0;
         else if (!strcmp(argv[i], "--cold-fraction") && i + 1 < argc)
             session_set_cold_fraction(atof(argv[++i]));
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            threads = atoi(argv[++i]);
     }
     if (repeats < 1 || repeats > 20)
         repeats = 3;
@@ -122,6 +125,7 @@ int main(int argc, char **argv)
             seg_session_options o;
             seg_session_options_default(&o);
             o.solve.engine = engine;
+            o.solve.threads = o.graph.threads = threads;
             o.refit = refit;
             seg_session *ss = NULL;
             seg_error err = {0};
