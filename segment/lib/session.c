@@ -621,8 +621,10 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
             return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
         }
         double tp = seg_now();
-        if (s->opt.refit && s->models_stale && (rc = refit(s, &all, err)))
+        if (s->opt.refit && s->models_stale && (rc = refit(s, &all, err))) {
+            drop_network(s); /* the distances moved past the terminals: the next cut starts afresh */
             return rc;
+        }
         double t1 = seg_now();
         st->model_seconds = t1 - tp;
         st->refitted = all;
