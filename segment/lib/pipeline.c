@@ -320,15 +320,24 @@ static int prompt_model_labels(seg_job *j, const seg_options *o)
     return rc;
 }
 
+/* A box alone is cut at this share of the smoothness weight: its first
+ * foreground sample is the whole inside, background included, and without
+ * a seed there is no geodesic prior, so the colours alone carry the data
+ * terms and the full weight smooths the object away. Two sevenths (20 at
+ * the default 70) gave the box protocol's best mean IoU of 10 to 70 on
+ * both dev sets (docs/benchmarks.md, "Box"). */
+#define SEG_BOX_LAMBDA_SHARE (2.0 / 7.0)
+
 /* Fits the models on the current model labels and builds the network. */
 static int fit_and_build(seg_job *j, const seg_options *o)
 {
     char msg[512];
-    seg_options no_prior;
-    if (j->box_only && o->graph.geodesic > 0) {
-        no_prior = *o;
-        no_prior.graph.geodesic = 0;
-        o = &no_prior;
+    seg_options box_alone;
+    if (j->box_only) {
+        box_alone = *o;
+        box_alone.graph.geodesic = 0;
+        box_alone.graph.lambda *= SEG_BOX_LAMBDA_SHARE;
+        o = &box_alone;
     }
     mf_graph_free(&j->graph);
     mf_grid_free(&j->grid);

@@ -242,6 +242,9 @@ EXTRA = []  # --flowcut-args: more `flowcut segment` options for the interactive
 
 def main():
     global DATA, WEIZMANN
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        sys.exit(0 if len(sys.argv) >= 2 else 2)
     flowcut = sys.argv[1]
     args = sys.argv[2:]
     opt = lambda k, d: args[args.index(k) + 1] if k in args else d
