@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "flowcut/segment.h"
+#include "seg_internal.h" /* seg_model_labels */
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,43 @@ static void test_paint(void **state)
     seg_prompts_free(p);
 }
 
+/* A box alone: the foreground's first sample is the box's inside less a
+ * margin on each side; with background seeds over all of that middle, the
+ * rest of the inside. */
+static void test_box_sample(void **state)
+{
+    (void)state;
+    enum { BW = 64, BH = 48 };
+    static uint8_t labels[BW * BH];
+    const int32_t box[4] = {10, 8, 40, 20};
+    for (int y = 0; y < BH; y++)
+        for (int x = 0; x < BW; x++)
+            labels[y * BW + x] = x < 10 || x >= 50 || y < 8 || y >= 28 ? GB_BACKGROUND : GB_UNMARKED;
+    uint8_t *m = NULL;
+    int box_only = 0;
+    assert_int_equal(seg_model_labels(labels, BW, BH, box, &m, &box_only), 0);
+    assert_non_null(m);
+    assert_int_equal(box_only, 1);
+    /* 15% of 40 is 6 columns, of 20 three rows */
+    assert_int_equal(m[8 * BW + 10], GB_UNMARKED);  /* the inside's corner */
+    assert_int_equal(m[11 * BW + 16], GB_FOREGROUND); /* the middle's corner */
+    assert_int_equal(m[10 * BW + 16], GB_UNMARKED);
+    assert_int_equal(m[11 * BW + 15], GB_UNMARKED);
+    assert_int_equal(m[24 * BW + 43], GB_FOREGROUND);
+    assert_int_equal(m[25 * BW + 43], GB_UNMARKED);
+    assert_int_equal(m[24 * BW + 44], GB_UNMARKED);
+    assert_int_equal(m[0], GB_BACKGROUND);
+    free(m);
+    for (int y = 11; y < 25; y++)
+        for (int x = 16; x < 44; x++)
+            labels[y * BW + x] = GB_BACKGROUND;
+    assert_int_equal(seg_model_labels(labels, BW, BH, box, &m, &box_only), 0);
+    assert_non_null(m);
+    assert_int_equal(m[8 * BW + 10], GB_FOREGROUND);
+    assert_int_equal(m[11 * BW + 16], GB_BACKGROUND);
+    free(m);
+}
+
 /* One foreground click, then a box alone: the object is found with the
  * border (or the box) as the only background, and the clicked pixel is
  * foreground. */
@@ -136,6 +174,16 @@ static void test_segment_from_prompts(void **state)
         for (int x = 0; x < W; x++)
             if (x < 20 || x >= 82 || y < 10 || y >= 60)
                 assert_int_equal(mask[y * W + x], 0);
+
+    /* a loose box, three quarters background: the first foreground sample
+     * is the box's middle, where the object is, and the cut still finds it */
+    seg_prompts_clear(p);
+    assert_int_equal(seg_prompts_set_box(p, 4, 2, 88, 66, &err), SEG_OK);
+    if (seg_segment(rgb, W, H, NULL, 0, &o, mask, NULL, &err))
+        fail_msg("loose box: %s", err.message);
+    double loose = iou(mask, truth);
+    if (loose < 0.9)
+        fail_msg("loose box: IoU %.3f", loose);
 
     /* a background click is exact where it lands, even inside the object */
     seg_prompts_clear(p);
@@ -239,6 +287,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_paint),
+        cmocka_unit_test(test_box_sample),
         cmocka_unit_test(test_segment_from_prompts),
         cmocka_unit_test(test_prompts_equal_seed_image),
         cmocka_unit_test(test_close_up_keeps_the_frame),

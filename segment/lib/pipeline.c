@@ -314,7 +314,8 @@ static int prompt_model_labels(seg_job *j, const seg_options *o)
     int32_t box[4];
     int has_box = o->prompts && seg_prompts_get_box(o->prompts, box);
     uint8_t *m = NULL;
-    int rc = seg_model_labels(j->labels, j->r.photo.width, j->r.photo.height, has_box, &m, &j->box_only);
+    int rc = seg_model_labels(j->labels, j->r.photo.width, j->r.photo.height, has_box ? box : NULL, &m,
+                              &j->box_only);
     if (m)
         j->model_labels = m;
     return rc;

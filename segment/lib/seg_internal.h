@@ -22,13 +22,15 @@ const char *seg_colour_name(const uint8_t rgb[3]);
  * without background seeds, the unmarked pixels of the photo's border band
  * (seg_border_band wide) are background samples (soft: not hard seeds, so
  * an object touching the frame can still keep it); without foreground
- * seeds but with a box (has_box), the unmarked pixels are foreground
- * samples (the box's outside is background already) and *box_only is set.
+ * seeds but with a box (x, y, w, h; NULL: none), the unmarked pixels of
+ * the box's inside less SEG_BOX_SAMPLE_MARGIN of its width and height on
+ * each side are foreground samples (the box's outside is background
+ * already) and *box_only is set.
  * *out is NULL when the seeds have both regions (fit on the labels
  * themselves), else malloc'ed (the caller frees it). -1 when out of
  * memory, 1 when there is no background seed and the border band is all
  * foreground seeds (nothing can stand in). */
-int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, int has_box, uint8_t **out,
+int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const int32_t *box, uint8_t **out,
                      int *box_only);
 int32_t seg_border_band(int32_t width, int32_t height);
 #define SEG_NO_BACKGROUND_SAMPLE \

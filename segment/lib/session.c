@@ -407,7 +407,7 @@ static int fit_models(const seg_session *s, gb_models **m, seg_error *err)
 {
     uint8_t *owned = NULL;
     int box_only;
-    int rc = seg_model_labels(s->labels, s->width, s->height, 0, &owned, &box_only);
+    int rc = seg_model_labels(s->labels, s->width, s->height, NULL, &owned, &box_only);
     if (rc)
         return rc > 0 ? seg_fail(err, SEG_ERR_NEED_SEEDS, "%s", SEG_NO_BACKGROUND_SAMPLE)
                       : seg_fail(err, SEG_ERR_NOMEM, "out of memory");
