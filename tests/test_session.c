@@ -402,8 +402,12 @@ static void test_session_equals_segment(void **state)
     for (int32_t x = 0; x < photo.width; x += 7)
         assert_int_equal(seg_session_mask(s)[x], 0); /* the top row is outside */
     assert_int_equal(seg_session_click(s, 300, 150, GB_FOREGROUND), SEG_OK);
-    expect_segment(s, NULL, "a box and a click");
-    /* the box and the click undone (one step), then a background stroke:
+    expect_segment(s, box, "a box and a click"); /* the box's route, the click a seed */
+    assert_int_equal(seg_session_click(s, 200, 100, GB_BACKGROUND), SEG_OK);
+    expect_segment(s, box, "a box and two clicks");
+    assert_int_equal(seg_session_mask(s)[100 * photo.width + 200], 0);
+    assert_int_equal(seg_session_mask(s)[150 * photo.width + 300], 255);
+    /* the box and the clicks undone (one step), then a background stroke:
      * no foreground seed, and the undone box's route must not come back */
     assert_int_equal(seg_session_undo(s), 1);
     assert_int_equal(seg_session_paint_line(s, GB_BACKGROUND, 5, 5, 50, 5, 2), SEG_OK);

@@ -303,28 +303,29 @@ void seg_job_free(seg_job *j)
     mf_grid_free(&j->grid);
 }
 
-/* A box alone is re-fitted this many times at least (GrabCut's loop):
- * the first guess, the whole box as foreground, is poor. */
+/* A box is re-fitted this many times at least (GrabCut's loop): the first
+ * guess, the box's middle as the foreground's sample, is poor. */
 #define SEG_BOX_ITERATIONS 3
 
-/* The labels the colour models are fitted on when the seeds lack a region
- * (seg_model_labels); none when they have both. */
+/* The labels the colour models are first fitted on when the seeds lack a
+ * region or there is a box (seg_model_labels); none otherwise. */
 static int prompt_model_labels(seg_job *j, const seg_options *o)
 {
     int32_t box[4];
     int has_box = o->prompts && seg_prompts_get_box(o->prompts, box);
     uint8_t *m = NULL;
     int rc = seg_model_labels(j->labels, j->r.photo.width, j->r.photo.height, has_box ? box : NULL, &m,
-                              &j->box_only);
+                              &j->box_route);
     if (m)
         j->model_labels = m;
     return rc;
 }
 
-/* A box alone is cut at this share of the smoothness weight: its first
- * foreground sample is the whole inside, background included, and without
- * a seed there is no geodesic prior, so the colours alone carry the data
- * terms and the full weight smooths the object away. Two sevenths (20 at
+/* A box is cut at this share of the smoothness weight: its first
+ * foreground sample holds background too, and the box's route has no
+ * geodesic prior (a box's inside is no seed to measure from), so the
+ * colours alone carry the data terms and the full weight smooths the
+ * object away. Two sevenths (20 at
  * the default 70) gave the box protocol's best mean IoU of 10 to 70 on
  * both dev sets (docs/benchmarks.md, "Box"). */
 #define SEG_BOX_LAMBDA_SHARE (2.0 / 7.0)
@@ -334,7 +335,7 @@ static int fit_and_build(seg_job *j, const seg_options *o)
 {
     char msg[512];
     seg_options box_alone;
-    if (j->box_only) {
+    if (j->box_route) {
         box_alone = *o;
         box_alone.graph.geodesic = 0;
         box_alone.graph.lambda *= SEG_BOX_LAMBDA_SHARE;
@@ -514,7 +515,7 @@ int seg_job_next(seg_job *j, const seg_options *o)
     const uint8_t *side = j->res.source_side;
     for (int64_t i = 0; i < npx; i++)
         r->mask.data[i] = side[i] ? 255 : 0;
-    int iterations = j->box_only && o->iterations < SEG_BOX_ITERATIONS ? SEG_BOX_ITERATIONS : o->iterations;
+    int iterations = j->box_route && o->iterations < SEG_BOX_ITERATIONS ? SEG_BOX_ITERATIONS : o->iterations;
     if (j->iteration < iterations) {
         /* GrabCut-style: re-fit the models on the current segmentation */
         int64_t nfg = 0;

@@ -53,8 +53,8 @@ typedef struct seg_job {
     int grid_form; /* build grid forms for a device's union launch (seg_job_start_grid) */
     mf_result res;
     int iteration;
-    int box_only;  /* no foreground seed, only a box: no geodesic prior
-                    * (it needs foreground seeds), GrabCut-style re-fits */
+    int box_route; /* a box: its middle a foreground sample, no geodesic
+                    * prior, GrabCut-style re-fits (seg_model_labels) */
 } seg_job;
 
 int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o);

@@ -265,22 +265,22 @@ int32_t seg_border_band(int32_t width, int32_t height)
 
 /* A box's first foreground sample leaves out this share of the box's
  * width and height on each side: a box drawn around an object holds
- * background mostly near its sides, and the sample's later re-fits (on
- * the cuts) reach the whole box. 15% gave the box protocol's best mean
+ * background mostly near its sides, and the re-fits on the cuts reach the
+ * whole box. 15% gave the box protocol's best mean
  * IoU of 0 to 40% on both dev sets (docs/benchmarks.md, "Box"). */
 #define SEG_BOX_SAMPLE_MARGIN 0.15
 
 int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const int32_t *box, uint8_t **out,
-                     int *box_only)
+                     int *box_route)
 {
     int64_t npx = (int64_t)width * height, nfg = 0, nbg = 0;
     *out = NULL;
-    *box_only = 0;
+    *box_route = 0;
     for (int64_t i = 0; i < npx; i++) {
         nfg += labels[i] == GB_FOREGROUND;
         nbg += labels[i] == GB_BACKGROUND;
     }
-    if ((nfg && nbg) || npx <= 0)
+    if ((nfg && nbg && !box) || npx <= 0)
         return 0;
     uint8_t *m = malloc((size_t)npx);
     if (!m)
@@ -293,7 +293,7 @@ int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const
                 if ((x < b || y < b || x >= width - b || y >= height - b) && m[(size_t)y * width + x] == GB_UNMARKED)
                     m[(size_t)y * width + x] = GB_BACKGROUND;
     }
-    if (!nfg && box) {
+    if (box) {
         const int32_t dx = (int32_t)(box[2] * SEG_BOX_SAMPLE_MARGIN), dy = (int32_t)(box[3] * SEG_BOX_SAMPLE_MARGIN);
         const int64_t x0 = (int64_t)box[0] + dx, x1 = (int64_t)box[0] + box[2] - dx;
         const int64_t y0 = (int64_t)box[1] + dy, y1 = (int64_t)box[1] + box[3] - dy;
@@ -308,7 +308,7 @@ int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const
         for (int64_t i = 0; i < npx && !marked; i++)
             if (m[i] == GB_UNMARKED)
                 m[i] = GB_FOREGROUND;
-        *box_only = 1;
+        *box_route = 1;
     }
     if (!nbg && !memchr(m, GB_BACKGROUND, (size_t)npx)) {
         free(m); /* the whole band is foreground seeds: nothing stands in */

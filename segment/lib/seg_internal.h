@@ -17,21 +17,22 @@ double seg_now(void);
 /* The name --scribble-colors gives rgb ("red"), or NULL: for messages. */
 const char *seg_colour_name(const uint8_t rgb[3]);
 
-/* The labels the colour models are fitted on when the seeds lack a
- * region, for every front end alike (segment, batch, the session):
- * without background seeds, the unmarked pixels of the photo's border band
- * (seg_border_band wide) are background samples (soft: not hard seeds, so
- * an object touching the frame can still keep it); without foreground
- * seeds but with a box (x, y, w, h; NULL: none), the unmarked pixels of
- * the box's inside less SEG_BOX_SAMPLE_MARGIN of its width and height on
- * each side are foreground samples (the box's outside is background
- * already) and *box_only is set.
- * *out is NULL when the seeds have both regions (fit on the labels
- * themselves), else malloc'ed (the caller frees it). -1 when out of
+/* The labels the colour models are first fitted on, for every front end
+ * alike (segment, batch, the session): without background seeds, the
+ * unmarked pixels of the photo's border band (seg_border_band wide) are
+ * background samples (soft: not hard seeds, so an object touching the
+ * frame can still keep it); with a box (x, y, w, h; NULL: none), the
+ * unmarked pixels of the box's inside less SEG_BOX_SAMPLE_MARGIN of its
+ * width and height on each side are foreground samples beside the
+ * foreground seeds (the box's outside is background already) and
+ * *box_route is set: the cut takes the box's route (GrabCut's: re-fitted
+ * on its cuts, the seeds hard constraints).
+ * *out is NULL when the seeds have both regions and there is no box (fit
+ * on the labels themselves), else malloc'ed (the caller frees it). -1 when out of
  * memory, 1 when there is no background seed and the border band is all
  * foreground seeds (nothing can stand in). */
 int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const int32_t *box, uint8_t **out,
-                     int *box_only);
+                     int *box_route);
 int32_t seg_border_band(int32_t width, int32_t height);
 #define SEG_NO_BACKGROUND_SAMPLE \
     "no background seed, and the photo's border is all foreground seeds: mark some background"

@@ -406,8 +406,8 @@ static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, in
 static int fit_models(const seg_session *s, gb_models **m, seg_error *err)
 {
     uint8_t *owned = NULL;
-    int box_only;
-    int rc = seg_model_labels(s->labels, s->width, s->height, NULL, &owned, &box_only);
+    int box_route;
+    int rc = seg_model_labels(s->labels, s->width, s->height, NULL, &owned, &box_route);
     if (rc)
         return rc > 0 ? seg_fail(err, SEG_ERR_NEED_SEEDS, "%s", SEG_NO_BACKGROUND_SAMPLE)
                       : seg_fail(err, SEG_ERR_NOMEM, "out of memory");
@@ -536,11 +536,11 @@ static int update_terminals(seg_session *s, int all, const int32_t *span, seg_cu
     return SEG_OK;
 }
 
-/* A box and no foreground seed: the one-shot pipeline's box route
- * (`flowcut segment --box`: the inside as the foreground's first sample,
- * re-fitted), on the session's seeds; the network is rebuilt at the next
- * cut with a foreground seed. */
-static int cut_box_only(seg_session *s, seg_cut_stats *st, double t0, seg_error *err)
+/* While a box stands: the one-shot pipeline's box route (`flowcut segment
+ * --box`: the box's middle as the foreground's first sample, re-fitted on
+ * the cuts, the session's seeds hard constraints), a cold cut every time;
+ * the network is rebuilt at the first cut after the box is undone. */
+static int cut_box(seg_session *s, seg_cut_stats *st, double t0, seg_error *err)
 {
     seg_options o;
     seg_options_default(&o);
@@ -592,8 +592,8 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
     memset(st, 0, sizeof *st);
     double t0 = seg_now();
     int64_t nfg = s->count[GB_FOREGROUND], nbg = s->count[GB_BACKGROUND];
-    if (!nfg && s->has_box && nbg && box_stands(s))
-        return cut_box_only(s, st, t0, err);
+    if (s->has_box && nbg && box_stands(s))
+        return cut_box(s, st, t0, err);
     if (!nfg || (!nbg && s->opt.graph.border < 0)) {
         memset(s->mask, 0, (size_t)s->npx);
         return seg_fail(err, SEG_ERR_NEED_SEEDS, "%s",

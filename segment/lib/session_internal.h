@@ -24,7 +24,7 @@ struct seg_session {
                            * network in the solver, with their prior distances */
     int32_t *cur_cs, *cur_ct; /* per pixel: the terminal capacities the network holds
                                * (before pre-cancelling and any lift) */
-    int has_box;          /* seg_session_box: for a cut with no foreground seed */
+    int has_box;          /* seg_session_box was called: cuts take the box's route while it stands */
     int32_t box[4];
     mf_graph graph;       /* while building; the solver keeps its own copy */
     int32_t *cancelled;   /* per pixel: capacity pre-cancelled from both terminals */

@@ -288,8 +288,10 @@ int seg_session_paint_stroke(seg_session *s, uint8_t label, const double *xy, in
  * SEG_ERR_INVALID outside the photo or for another label. */
 int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label);
 /* A box (GrabCut's rectangle): every pixel outside it becomes background.
- * While there is no foreground seed, a cut segments the box's inside as
- * `flowcut segment --box` does; clicks and strokes then refine it. */
+ * While the box stands (not undone or painted over), a cut takes the
+ * route of `flowcut segment --box` on the same seeds: the box's middle is
+ * the foreground's first colour sample, clicks and strokes are hard
+ * constraints, and each cut is cold. */
 int seg_session_box(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h);
 /* Replaces every label (width * height bytes). */
 int seg_session_set_all_labels(seg_session *s, const uint8_t *labels);
