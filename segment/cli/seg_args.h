@@ -77,7 +77,8 @@ enum { SO_SEEDS = 300, SO_TRIMAP, SO_CLICKS, SO_BOX, SEG_SHARED_OPTIONS(SEG_OPTI
     "  --trimap FILE         trimap instead: 255 foreground, 0 background, else unknown\n"        \
     "  --clicks 'X,Y -X,Y'   clicks: X,Y on the object, -X,Y on the background (or @FILE;\n"    \
     "                        one click is enough: the border stands in for the background)\n"  \
-    "  --box X,Y,W,H         everything outside this rectangle is background\n"
+    "  --box X,Y,W,H         everything outside this rectangle is background; the inside is\n"  \
+    "                        cut as GrabCut cuts it, clicks and seeds refining that cut\n"
 #define SEG_MODEL_OPTIONS_HELP SEG_SHARED_OPTIONS(SEG_OPTION_HELP)
 
 /* Handles one shared option; returns 1 when c was one of them, 0 when not,
