@@ -584,6 +584,14 @@ static int box_stands(const seg_session *s)
     return 1;
 }
 
+int seg_session_get_box(const seg_session *s, int32_t box[4])
+{
+    if (!s || !s->has_box || !box_stands(s))
+        return 0;
+    memcpy(box, s->box, sizeof s->box);
+    return 1;
+}
+
 int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
 {
     seg_cut_stats local;

@@ -370,7 +370,8 @@ static const char *lambda(ui_app *s, const char *body)
 }
 
 /* "mask [cutout] [seeds]": writes each to its path atomically; answers the
- * paths as JSON. */
+ * paths as JSON, and the box while one stands (the seeds replay with it:
+ * seg_session_get_box). */
 static void save(ui_app *s, char *body, ui_reply *r)
 {
     char out[4096] = "{\"saved\": [";
@@ -398,14 +399,21 @@ static void save(ui_app *s, char *body, ui_reply *r)
         char esc[2100];
         cli_json_escape(esc, sizeof esc, path);
         k += (size_t)snprintf(out + k, sizeof out - k, "%s\"%s\"", count++ ? ", " : "", esc);
-        if (k >= sizeof out - 8)
+        if (k >= sizeof out - 80) /* room for the box and the closing brackets */
             break;
         if (!s->cfg.quiet)
             fprintf(stderr, "flowcut ui: saved %s\n", path);
     }
     if (!count)
         return text(r, 400, "save: nothing named");
-    snprintf(out + k, sizeof out - k, "]}");
+    int32_t box[4];
+    if (seg_session_get_box(s->cfg.session, box)) {
+        snprintf(out + k, sizeof out - k, "], \"box\": [%d, %d, %d, %d]}", box[0], box[1], box[2], box[3]);
+        if (!s->cfg.quiet)
+            fprintf(stderr, "flowcut ui: a box: replay with --box %d,%d,%d,%d\n", box[0], box[1], box[2], box[3]);
+    } else {
+        snprintf(out + k, sizeof out - k, "]}");
+    }
     text_copy(r, 200, out);
     r->type = "application/json";
 }

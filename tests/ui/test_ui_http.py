@@ -300,18 +300,26 @@ def prompts(s, tmp, photo):
     r = subprocess.run([FLOWCUT, "segment", photo, "--box", "%d,%d,%d,%d" % (bx, by, bw, bh), "-o", boxed,
                         "--engine", "cpu"], capture_output=True, text=True)
     check(r.returncode == 0 and mask_png_bits(boxed) == mb, "box alone != segment --box: %s" % r.stderr)
-    # clicks on top of the box, then the seeds saved replay to the identical mask
+    # clicks on top of the box refine the box's cut; the seeds saved, with the
+    # box the save answers, replay to the identical mask
     s.request("POST", "/api/click", b"300 200 1")
     s.request("POST", "/api/click", ("%d %d 2" % (nx, ny)).encode())
     js, bits = settled(s)
     check(len(js["prompts"]) == 3 and bit(bits, 300, 200) == 1, "box and clicks: %r" % js)
     st, body = s.request("POST", "/api/save", b"mask seeds")
-    check(st == 200, "save: %d %r" % (st, body))
+    check(st == 200 and json.loads(body).get("box") == [bx, by, bw, bh], "save: %d %r" % (st, body))
     stem = os.path.splitext(photo)[0]
     replay = os.path.join(tmp, "replay-prompts.png")
-    r = subprocess.run([FLOWCUT, "segment", photo, "--seeds", stem + ".seeds.png", "-o", replay, "--engine", "cpu"],
-                       capture_output=True, text=True)
+    r = subprocess.run([FLOWCUT, "segment", photo, "--seeds", stem + ".seeds.png", "--box", "%d,%d,%d,%d" % (bx, by, bw, bh),
+                        "-o", replay, "--engine", "cpu"], capture_output=True, text=True)
     check(r.returncode == 0 and mask_png_bits(replay) == bits, "replayed clicks and box differ: %s" % r.stderr)
+    # without a box the save names none
+    for _ in range(3):
+        s.request("POST", "/api/undo", b"")
+    js, _ = settled(s)
+    check(js["prompts"] == [], "undone to the start again: %r" % js)
+    st, body = s.request("POST", "/api/save", b"seeds")
+    check(st == 200 and "box" not in json.loads(body), "save without a box: %d %r" % (st, body))
     check(mask_png_bits(stem + ".mask.png") == bits, "saved mask is not the served mask")
     for f in (stem + ".seeds.png", stem + ".mask.png"):
         os.remove(f)

@@ -293,6 +293,11 @@ int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label);
  * the foreground's first colour sample, clicks and strokes are hard
  * constraints, and each cut is cold. */
 int seg_session_box(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h);
+/* 1 and the box (x, y, w, h) while the session's cuts take a box's route
+ * (the last seg_session_box, not undone or painted over), else 0: its
+ * seeds replay to the same mask with the box given too
+ * (`flowcut segment --seeds SEEDS --box X,Y,W,H`). */
+int seg_session_get_box(const seg_session *s, int32_t box[4]);
 /* Replaces every label (width * height bytes). */
 int seg_session_set_all_labels(seg_session *s, const uint8_t *labels);
 /* New n-link weight; the next cut rebuilds the network. */
