@@ -141,6 +141,21 @@ static void test_box_sample(void **state)
     free(m);
 }
 
+/* Segments with the box (x, y, w, h) as p's only prompt; fails the test
+ * unless the mask's IoU with truth is at least 0.9. */
+static void segment_box(seg_prompts *p, const seg_options *o, const uint8_t *rgb, const uint8_t *truth,
+                        uint8_t *mask, int32_t x, int32_t y, int32_t w, int32_t h, const char *what)
+{
+    seg_error err = {0};
+    seg_prompts_clear(p);
+    assert_int_equal(seg_prompts_set_box(p, x, y, w, h, &err), SEG_OK);
+    if (seg_segment(rgb, W, H, NULL, 0, o, mask, NULL, &err))
+        fail_msg("%s: %s", what, err.message);
+    double v = iou(mask, truth);
+    if (v < 0.9)
+        fail_msg("%s: IoU %.3f", what, v);
+}
+
 /* One foreground click, then a box alone: the object is found with the
  * border (or the box) as the only background, and the clicked pixel is
  * foreground. */
@@ -163,13 +178,7 @@ static void test_segment_from_prompts(void **state)
     if (one < 0.9)
         fail_msg("one click: IoU %.3f", one);
 
-    seg_prompts_clear(p);
-    assert_int_equal(seg_prompts_set_box(p, 20, 10, 62, 50, &err), SEG_OK);
-    if (seg_segment(rgb, W, H, NULL, 0, &o, mask, NULL, &err))
-        fail_msg("box: %s", err.message);
-    double box = iou(mask, truth);
-    if (box < 0.9)
-        fail_msg("box: IoU %.3f", box);
+    segment_box(p, &o, rgb, truth, mask, 20, 10, 62, 50, "box");
     for (int y = 0; y < H; y++) /* nothing outside the box */
         for (int x = 0; x < W; x++)
             if (x < 20 || x >= 82 || y < 10 || y >= 60)
@@ -177,13 +186,7 @@ static void test_segment_from_prompts(void **state)
 
     /* a loose box, three quarters background: the first foreground sample
      * is the box's middle, where the object is, and the cut still finds it */
-    seg_prompts_clear(p);
-    assert_int_equal(seg_prompts_set_box(p, 4, 2, 88, 66, &err), SEG_OK);
-    if (seg_segment(rgb, W, H, NULL, 0, &o, mask, NULL, &err))
-        fail_msg("loose box: %s", err.message);
-    double loose = iou(mask, truth);
-    if (loose < 0.9)
-        fail_msg("loose box: IoU %.3f", loose);
+    segment_box(p, &o, rgb, truth, mask, 4, 2, 88, 66, "loose box");
 
     /* a background click is exact where it lands, even inside the object */
     seg_prompts_clear(p);
