@@ -248,9 +248,15 @@ class TestSession(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "outside"):
                 s.click(rgb.shape[1], 0)
         with flowcut.Session(rgb, engine="cpu") as s:
+            self.assertIsNone(s.box_route)
             s.box(150, 60, 320, 280)
             s.cut()
             self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, box=(150, 60, 320, 280), engine="cpu")))
+            # clicks refine the box's cut; the seeds replay with the box
+            s.click(300, 150)
+            s.cut()
+            self.assertEqual(s.box_route, (150, 60, 320, 280))
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, s.seeds, box=s.box_route, engine="cpu")))
 
     def test_session_matches_segment(self):
         rgb, labels = read_png(os.path.join(EXAMPLES, "coffee.png")), read_png(os.path.join(EXAMPLES, "coffee-seeds.png"))

@@ -306,6 +306,7 @@ seg_session_paint_line = _fn("seg_session_paint_line", ctypes.c_int, vp, ctypes.
 seg_session_click = _fn("seg_session_click", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, ctypes.c_uint8)
 seg_session_box = _fn("seg_session_box", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
                       ctypes.c_int32)
+seg_session_get_box = _fn("seg_session_get_box", ctypes.c_int, vp, P(ctypes.c_int32 * 4))
 seg_session_set_all_labels = _fn("seg_session_set_all_labels", ctypes.c_int, vp, vp)
 seg_session_set_lambda = _fn("seg_session_set_lambda", ctypes.c_int, vp, ctypes.c_double)
 seg_session_lambda = _fn("seg_session_lambda", ctypes.c_double, vp)

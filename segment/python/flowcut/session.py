@@ -94,6 +94,14 @@ class Session(_Owned):
         if _lib.seg_session_box(self._live(), int(x), int(y), int(width), int(height)):
             raise ValueError(f"box {x},{y},{width},{height}: empty or outside the photo")
 
+    @property
+    def box_route(self):
+        """(x, y, width, height) while the cuts take the box's route (the last
+        box, not undone or painted over), else None: the seeds replay to the
+        same mask with segment(..., box=...) given this box too."""
+        b = (ctypes.c_int32 * 4)()
+        return tuple(b) if _lib.seg_session_get_box(self._live(), ctypes.byref(b)) else None
+
     def set_labels(self, x, y, patch):
         """Sets the labels of a rectangle at (x, y) from a 2-D patch."""
         p = np.asarray(patch)
