@@ -325,9 +325,9 @@ static int prompt_model_labels(seg_job *j, const seg_options *o)
  * foreground sample holds background too, and the box's route has no
  * geodesic prior (a box's inside is no seed to measure from), so the
  * colours alone carry the data terms and the full weight smooths the
- * object away. Two sevenths (20 at
- * the default 70) gave the box protocol's best mean IoU of 10 to 70 on
- * both dev sets (docs/benchmarks.md, "Box"). */
+ * object away. Two sevenths (20 at the default 70) gave the box's best
+ * mean IoU of lambda 10 to 70 on both dev sets (docs/benchmarks.md, "Box
+ * through --box"). */
 #define SEG_BOX_LAMBDA_SHARE (2.0 / 7.0)
 
 /* Fits the models on the current model labels and builds the network. */

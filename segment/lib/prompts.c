@@ -266,8 +266,8 @@ int32_t seg_border_band(int32_t width, int32_t height)
 /* A box's first foreground sample leaves out this share of the box's
  * width and height on each side: a box drawn around an object holds
  * background mostly near its sides, and the re-fits on the cuts reach the
- * whole box. 15% gave the box protocol's best mean
- * IoU of 0 to 40% on both dev sets (docs/benchmarks.md, "Box"). */
+ * whole box. 15% gave the box's best mean IoU of 0 to 40% on both dev
+ * sets (docs/benchmarks.md, "Box through --box"). */
 #define SEG_BOX_SAMPLE_MARGIN 0.15
 
 int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const int32_t *box, uint8_t **out,
