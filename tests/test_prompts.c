@@ -104,9 +104,9 @@ static void test_paint(void **state)
     seg_prompts_free(p);
 }
 
-/* A box alone: the foreground's first sample is the box's inside less a
- * margin on each side; with background seeds over all of that middle, the
- * rest of the inside. */
+/* A box alone: its rim is a background sample, and the foreground's first
+ * sample is the box's inside less a margin on each side; with background
+ * seeds over all of that middle, the rest of the inside. */
 static void test_box_sample(void **state)
 {
     (void)state;
@@ -121,8 +121,14 @@ static void test_box_sample(void **state)
     assert_int_equal(seg_model_labels(labels, BW, BH, box, &m, &box_only), 0);
     assert_non_null(m);
     assert_int_equal(box_only, 1);
-    /* 15% of 40 is 6 columns, of 20 three rows */
-    assert_int_equal(m[8 * BW + 10], GB_UNMARKED);  /* the inside's corner */
+    /* the rim: 5% of 40 is 2 columns, of 20 one row */
+    assert_int_equal(m[8 * BW + 10], GB_BACKGROUND); /* the inside's corner */
+    assert_int_equal(m[9 * BW + 11], GB_BACKGROUND);
+    assert_int_equal(m[27 * BW + 30], GB_BACKGROUND);
+    assert_int_equal(m[26 * BW + 48], GB_BACKGROUND);
+    assert_int_equal(m[26 * BW + 47], GB_UNMARKED);
+    assert_int_equal(m[9 * BW + 12], GB_UNMARKED); /* between the rim and the middle */
+    /* the middle: 15% of 40 is 6 columns, of 20 three rows */
     assert_int_equal(m[11 * BW + 16], GB_FOREGROUND); /* the middle's corner */
     assert_int_equal(m[10 * BW + 16], GB_UNMARKED);
     assert_int_equal(m[11 * BW + 15], GB_UNMARKED);
@@ -136,7 +142,8 @@ static void test_box_sample(void **state)
             labels[y * BW + x] = GB_BACKGROUND;
     assert_int_equal(seg_model_labels(labels, BW, BH, box, &m, &box_only), 0);
     assert_non_null(m);
-    assert_int_equal(m[8 * BW + 10], GB_FOREGROUND);
+    assert_int_equal(m[9 * BW + 12], GB_FOREGROUND); /* the rest of the inside */
+    assert_int_equal(m[8 * BW + 10], GB_BACKGROUND);
     assert_int_equal(m[11 * BW + 16], GB_BACKGROUND);
     free(m);
 }
@@ -154,6 +161,57 @@ static void segment_box(seg_prompts *p, const seg_options *o, const uint8_t *rgb
     double v = iou(mask, truth);
     if (v < 0.9)
         fail_msg("%s: IoU %.3f", what, v);
+}
+
+/* A box on photos of 128 pixels a side and more, whose first cuts run at
+ * half size (box_route.c), odd sizes included: the object is found, and
+ * the mask does not depend on the thread count. */
+static void test_box_half_size(void **state)
+{
+    (void)state;
+    const int32_t sizes[2][2] = {{256, 192}, {257, 193}};
+    for (int k = 0; k < 2; k++) {
+        const int32_t bw = sizes[k][0], bh = sizes[k][1];
+        uint8_t *rgb = malloc((size_t)bw * bh * 3), *truth = malloc((size_t)bw * bh);
+        uint8_t *a = malloc((size_t)bw * bh), *b = malloc((size_t)bw * bh);
+        assert_true(rgb && truth && a && b);
+        uint32_t st = 777;
+        for (int32_t y = 0; y < bh; y++)
+            for (int32_t x = 0; x < bw; x++) {
+                double dx = (x - 130) / 60.0, dy = (y - 95) / 45.0;
+                int in = dx * dx + dy * dy <= 1.0, patch = in && x > 150; /* a second colour */
+                st = st * 1664525u + 1013904223u;
+                int n = (int)(st >> 27) - 16;
+                uint8_t *p = rgb + 3 * ((int64_t)y * bw + x);
+                p[0] = (uint8_t)((patch ? 120 : in ? 220 : 70) + n);
+                p[1] = (uint8_t)((patch ? 70 : in ? 130 : 90) + n);
+                p[2] = (uint8_t)((patch ? 30 : in ? 40 : 140) + n);
+                truth[(int64_t)y * bw + x] = in ? 255 : 0;
+            }
+        seg_options o;
+        seg_options_default(&o);
+        seg_prompts *p = seg_prompts_new();
+        seg_error err = {0};
+        assert_int_equal(seg_prompts_set_box(p, 60, 40, 142, 112, &err), SEG_OK);
+        o.prompts = p;
+        o.graph.threads = o.solve.threads = 1;
+        assert_int_equal(seg_segment(rgb, bw, bh, NULL, 0, &o, a, NULL, &err), SEG_OK);
+        o.graph.threads = o.solve.threads = 3;
+        assert_int_equal(seg_segment(rgb, bw, bh, NULL, 0, &o, b, NULL, &err), SEG_OK);
+        assert_memory_equal(a, b, (size_t)bw * bh);
+        int64_t inter = 0, uni = 0;
+        for (int64_t i = 0; i < (int64_t)bw * bh; i++) {
+            inter += a[i] && truth[i];
+            uni += a[i] || truth[i];
+        }
+        if (inter < 0.9 * (double)uni)
+            fail_msg("%dx%d: IoU %.3f", bw, bh, (double)inter / (double)uni);
+        seg_prompts_free(p);
+        free(rgb);
+        free(truth);
+        free(a);
+        free(b);
+    }
 }
 
 /* One foreground click, then a box alone: the object is found with the
@@ -291,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_paint),
         cmocka_unit_test(test_box_sample),
+        cmocka_unit_test(test_box_half_size),
         cmocka_unit_test(test_segment_from_prompts),
         cmocka_unit_test(test_prompts_equal_seed_image),
         cmocka_unit_test(test_close_up_keeps_the_frame),

@@ -303,10 +303,6 @@ void seg_job_free(seg_job *j)
     mf_grid_free(&j->grid);
 }
 
-/* A box is re-fitted this many times at least (GrabCut's loop): the first
- * guess, the box's middle as the foreground's sample, is poor. */
-#define SEG_BOX_ITERATIONS 3
-
 /* The labels the colour models are first fitted on when the seeds lack a
  * region or there is a box (seg_model_labels); none otherwise. */
 static int prompt_model_labels(seg_job *j, const seg_options *o)
@@ -320,15 +316,6 @@ static int prompt_model_labels(seg_job *j, const seg_options *o)
         j->model_labels = m;
     return rc;
 }
-
-/* A box is cut at this share of the smoothness weight: its first
- * foreground sample holds background too, and the box's route has no
- * geodesic prior (a box's inside is no seed to measure from), so the
- * colours alone carry the data terms and the full weight smooths the
- * object away. Two sevenths (20 at the default 70) gave the box's best
- * mean IoU of lambda 10 to 70 on both dev sets (docs/benchmarks.md, "Box
- * through --box"). */
-#define SEG_BOX_LAMBDA_SHARE (2.0 / 7.0)
 
 /* Fits the models on the current model labels and builds the network. */
 static int fit_and_build(seg_job *j, const seg_options *o)
@@ -402,6 +389,19 @@ int seg_job_begin(seg_job *j, const char *name, img_image *photo, uint8_t *label
             snprintf(j->r.error, sizeof j->r.error, "%s: out of memory", name);
         j->r.code = rc > 0 ? SEG_ERR_NEED_SEEDS : SEG_ERR_NOMEM;
         return -1;
+    }
+    if (j->box_route) { /* its first cuts at half size: the photo is cut once they are done */
+        seg_error err = {0};
+        int done = 0;
+        rc = seg_box_coarse(j->r.photo.data, j->r.photo.width, j->r.photo.height, j->labels, j->model_labels, o,
+                            &j->r.times, &done, &err);
+        if (rc) {
+            snprintf(j->r.error, sizeof j->r.error, "%s: %s", name, err.message);
+            j->r.code = rc;
+            return -1;
+        }
+        if (done)
+            j->iteration = SEG_BOX_ITERATIONS; /* its re-fits are behind it */
     }
     return fit_and_build(j, o);
 }

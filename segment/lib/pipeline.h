@@ -38,6 +38,27 @@ int seg_build(const seg_result *r, const uint8_t *labels, const uint8_t *model_l
               const seg_options *o, mf_graph *g, int32_t *cancelled, seg_times *times, char *error,
               size_t error_size);
 
+/* A box is re-fitted this many times at least (GrabCut's loop): the first
+ * guess, the box's middle as the foreground's sample, is poor. */
+#define SEG_BOX_ITERATIONS 3
+
+/* A box is cut at this share of the smoothness weight: its first
+ * foreground sample holds background too, and the box's route has no
+ * geodesic prior (a box's inside is no seed to measure from), so the
+ * colours alone carry the data terms and the full weight smooths the
+ * object away. Two sevenths (20 at the default 70) gave the box's best
+ * mean IoU of lambda 10 to 70 on both dev sets (docs/benchmarks.md, "Box
+ * through --box"). */
+#define SEG_BOX_LAMBDA_SHARE (2.0 / 7.0)
+
+/* The box's route's first SEG_BOX_ITERATIONS cuts at half the photo's
+ * width and height (box_route.c): model_labels (the box's first samples,
+ * seg_model_labels) become the last coarse cut, brought to full size, and
+ * *done is set; photos under 128 pixels a side are left alone (*done 0).
+ * The stages' times are added to times. */
+int seg_box_coarse(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels, uint8_t *model_labels,
+                   const seg_options *o, seg_times *times, int *done, seg_error *err);
+
 /* One image through the pipeline in steps, so that a batch driver can run
  * the CPU stages and the solve on different threads:
  *   seg_job_start (decode, seeds, models, network), then
