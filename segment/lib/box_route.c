@@ -23,9 +23,9 @@
 
 /* The coarse cuts' share of the box's smoothness weight. A coarse pixel
  * stands for four and its sides for two: the same energy is lambda / 2
- * there, but the averaged colours are smoother than the photo's. Of 0.5
+ * there, but the averaged colours are smoother than the photo's. Of 0.6
  * to 1, 0.7 to 0.8 gave the best mean box IoU of the two dev sets (within
- * 0.001 of each other; 0.5 and 1 lost about 0.01): the middle is kept. */
+ * 0.001 of each other; 0.6 and 1 lost about 0.01): the middle is kept. */
 #define BOX_COARSE_LAMBDA 0.75
 
 /* The photo at half size: 2x2 blocks averaged; the seeds a block's when
