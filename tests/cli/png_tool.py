@@ -67,6 +67,14 @@ def main():
         x0, y0, bw, bh = (int(v) for v in sys.argv[3].split(","))
         print(int(all(px[(y * w + x) * ch] == 0 for y in range(h) for x in range(w)
                       if not (x0 <= x < x0 + bw and y0 <= y < y0 + bh))))
+    elif cmd == "iou":  # OTHER: intersection over union of the two masks' foregrounds, 3 decimals
+        w2, h2, ch2, px2 = read(sys.argv[3])
+        if (w2, h2) != (w, h):
+            sys.exit("iou: %dx%d against %dx%d" % (w, h, w2, h2))
+        a = [px[i * ch] != 0 for i in range(w * h)]
+        b = [px2[i * ch2] != 0 for i in range(w * h)]
+        union = sum(x or y for x, y in zip(a, b))
+        print("%.3f" % (sum(x and y for x, y in zip(a, b)) / union if union else 1.0))
     elif cmd == "crop":  # X Y W H OUT
         x0, y0, cw, chh = (int(v) for v in sys.argv[3:7])
         write(sys.argv[7], cw, chh, ch, b"".join(px[((y0 + y) * w + x0) * ch:((y0 + y) * w + x0 + cw) * ch] for y in range(chh)))

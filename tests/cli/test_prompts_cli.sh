@@ -29,6 +29,10 @@ expect_exit 0 "a negative click" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks
 
 expect_exit 0 "a box" -- "$FLOWCUT" segment "$EX/coffee.png" --box 150,80,300,250 -o "$TMPD/box.png" -q
 [ "$(outside_zero "$TMPD/box.png" 150,80,300,250)" = 1 ] && pass || fail "a box: foreground outside it"
+# a box around the cup and its saucer finds them: the sample's strokes give the reference mask
+expect_exit 0 "a box around the cup" -- "$FLOWCUT" segment "$EX/coffee.png" --box 70,10,415,380 -o "$TMPD/cup.png" -q
+iou=$(python3 "$HERE/png_tool.py" iou "$TMPD/cup.png" "$HERE/../data/coffee-mask.png")
+awk -v v="$iou" 'BEGIN { exit !(v >= 0.9) }' && pass || fail "a box around the cup: IoU $iou with the strokes' mask, not 0.9"
 
 printf '# clicks of the cup\nfg 300,150\nbg 290,140   # the rim\nbox 150,80,300,250\n' >"$TMPD/p.txt"
 expect_exit 0 "prompts from a file" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks @"$TMPD/p.txt" \
