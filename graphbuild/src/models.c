@@ -46,6 +46,7 @@ void gb_params_default(gb_params *p)
     p->border = 0.2;
     p->star = 0;
     p->in_lists = 1;
+    p->quick_fit = 0;
 }
 
 /* Samples of one region, subsampled evenly past MAX_SAMPLES. */
@@ -237,9 +238,11 @@ static int distinct_colours(const double *s, int32_t count, double **u_out, int3
     return GB_OK;
 }
 
-/* k-means (deterministic init at luminance quantiles), then EM. */
-static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_out, int threads)
+/* k-means (deterministic init at luminance quantiles), then EM: 10 and 6
+ * passes, or with quick 5 and 3. */
+static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_out, int threads, int quick)
 {
+    const int kmeans_passes = quick ? 5 : 10, em_passes = quick ? 3 : 6;
     if (count < k)
         k = count;
     *k_out = k;
@@ -276,7 +279,7 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
             }
         }
     }
-    for (int iter = 0; iter < 10; iter++) {
+    for (int iter = 0; iter < kmeans_passes; iter++) {
         double sum[MAX_K][3] = {{0}};
         double n[MAX_K] = {0};
         run_sample_pass((sample_pass){.s = u, .k = k, .centre = (const double(*)[3])centre, .assign = assign}, nu,
@@ -296,7 +299,7 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
     for (int32_t i = 0; i < nu; i++)
         for (int j = 0; j < k; j++)
             resp[(size_t)i * k + j] = assign[i] == j;
-    for (int iter = 0; iter < 6; iter++) {
+    for (int iter = 0; iter < em_passes; iter++) {
         int used = 0;
         gauss next[MAX_K];
         /* a pass over the samples per component, its 13 sums in locals
@@ -328,7 +331,7 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
         }
         k = used;
         memcpy(comp, next, sizeof(gauss) * (size_t)k);
-        if (iter == 5)
+        if (iter == em_passes - 1)
             break;
         run_sample_pass((sample_pass){.s = u, .k = k, .comp = comp, .resp = resp}, nu, threads);
     }
@@ -478,7 +481,7 @@ static void *region_main(void *arg)
     } else {
         gauss comp[MAX_K];
         int k = j->p->gmm_components < 1 ? 1 : j->p->gmm_components > MAX_K ? MAX_K : j->p->gmm_components;
-        j->rc = fit_gmm(s, count, k, comp, &k, j->threads);
+        j->rc = fit_gmm(s, count, k, comp, &k, j->threads, j->p->quick_fit != 0);
         if (!j->rc)
             gmm_table(comp, k, j->p->uniform_mix, j->present, j->table);
     }

@@ -89,6 +89,10 @@ typedef struct gb_params {
                            * solver that derives them itself (a union launch,
                            * mf_gpu_solve_many); mf_graph_finish() completes
                            * the graph for any other use */
+    int quick_fit;        /* 1: the mixtures' k-means and EM take half their
+                           * passes (5 and 3 instead of 10 and 6): models for
+                           * a first guess that a later fit refines, as the
+                           * box's half-size cuts are; 0: all (default) */
 } gb_params;
 
 void gb_params_default(gb_params *p);

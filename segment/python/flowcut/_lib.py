@@ -280,7 +280,7 @@ class GbParams(ctypes.Structure):
     _fields_ = [("lambda_", ctypes.c_double), ("connectivity", ctypes.c_int), ("model", ctypes.c_int),
                 ("gmm_components", ctypes.c_int), ("uniform_mix", ctypes.c_double), ("threads", ctypes.c_int),
                 ("geodesic", ctypes.c_double), ("border", ctypes.c_double), ("star", ctypes.c_int),
-                ("in_lists", ctypes.c_int)]
+                ("in_lists", ctypes.c_int), ("quick_fit", ctypes.c_int)]
 
 
 class SessionOptions(ctypes.Structure):
