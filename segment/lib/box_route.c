@@ -83,12 +83,8 @@ static int coarse_cut(const uint8_t *rgb2, const uint8_t *seeds2, uint8_t *ml2, 
     }
     times->solve += seg_now() - t1;
     const int64_t n = (int64_t)w * h;
-    int64_t nfg = 0;
-    for (int64_t q = 0; q < n; q++)
-        nfg += res.source_side[q] != 0;
-    if (nfg > 0 && nfg < n) /* else keep the last samples, as seg_job_next does */
-        for (int64_t q = 0; q < n; q++)
-            ml2[q] = res.source_side[q] ? GB_FOREGROUND : GB_BACKGROUND;
+    if (seg_cut_has_both(res.source_side, n)) /* else keep the last samples, as seg_job_next does */
+        seg_labels_from_cut(res.source_side, n, ml2);
     mf_result_free(&res);
     return SEG_OK;
 }

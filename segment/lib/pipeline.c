@@ -508,6 +508,20 @@ int64_t seg_job_vertices(const seg_job *j)
     return j->grid.w ? (int64_t)j->grid.width * j->grid.height + 2 : j->graph.num_vertices;
 }
 
+int seg_cut_has_both(const uint8_t *side, int64_t n)
+{
+    int64_t nfg = 0;
+    for (int64_t i = 0; i < n; i++)
+        nfg += side[i] != 0;
+    return nfg > 0 && nfg < n;
+}
+
+void seg_labels_from_cut(const uint8_t *side, int64_t n, uint8_t *labels)
+{
+    for (int64_t i = 0; i < n; i++)
+        labels[i] = side[i] ? GB_FOREGROUND : GB_BACKGROUND;
+}
+
 int seg_job_next(seg_job *j, const seg_options *o)
 {
     seg_result *r = &j->r;
@@ -518,18 +532,14 @@ int seg_job_next(seg_job *j, const seg_options *o)
     int iterations = j->box_route && o->iterations < SEG_BOX_ITERATIONS ? SEG_BOX_ITERATIONS : o->iterations;
     if (j->iteration < iterations) {
         /* GrabCut-style: re-fit the models on the current segmentation */
-        int64_t nfg = 0;
-        for (int64_t i = 0; i < npx; i++)
-            nfg += side[i];
-        if (nfg > 0 && nfg < npx) { /* else one region vanished: keep this result */
+        if (seg_cut_has_both(side, npx)) { /* else one region vanished: keep this result */
             if (j->model_labels == j->labels && !(j->model_labels = malloc((size_t)npx))) {
                 j->model_labels = j->labels;
                 snprintf(r->error, sizeof r->error, "%s: out of memory", j->image_path);
                 r->code = SEG_ERR_NOMEM;
                 return -1;
             }
-            for (int64_t i = 0; i < npx; i++)
-                j->model_labels[i] = side[i] ? GB_FOREGROUND : GB_BACKGROUND;
+            seg_labels_from_cut(side, npx, j->model_labels);
             j->iteration++;
             return fit_and_build(j, o) ? -1 : 1;
         }

@@ -51,6 +51,13 @@ int seg_build(const seg_result *r, const uint8_t *labels, const uint8_t *model_l
  * through --box"). */
 #define SEG_BOX_LAMBDA_SHARE (2.0 / 7.0)
 
+/* A GrabCut-style re-fit's samples: 1 when the cut (source_side, n
+ * pixels) keeps both regions, 0 when one vanished (a re-fit would have no
+ * sample of it: the caller keeps its last labels); then labels[i] is
+ * GB_FOREGROUND on the cut's source side and GB_BACKGROUND elsewhere. */
+int seg_cut_has_both(const uint8_t *side, int64_t n);
+void seg_labels_from_cut(const uint8_t *side, int64_t n, uint8_t *labels);
+
 /* The box's route's first SEG_BOX_ITERATIONS cuts at half the photo's
  * width and height (box_route.c): model_labels (the box's first samples,
  * seg_model_labels) become the last coarse cut, brought to full size, and
