@@ -314,10 +314,10 @@ int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const
         const int64_t x0 = (int64_t)box[0] + dx, x1 = (int64_t)box[0] + box[2] - dx;
         const int64_t y0 = (int64_t)box[1] + dy, y1 = (int64_t)box[1] + box[3] - dy;
         int64_t marked = 0;
-        for (int32_t y = 0; y < height; y++)
-            for (int32_t x = 0; x < width; x++)
-                if (x >= x0 && x < x1 && y >= y0 && y < y1 && m[(size_t)y * width + x] == GB_UNMARKED) {
-                    m[(size_t)y * width + x] = GB_FOREGROUND;
+        for (int64_t y = y0 > 0 ? y0 : 0; y < height && y < y1; y++)
+            for (int64_t x = x0 > 0 ? x0 : 0; x < width && x < x1; x++)
+                if (m[y * width + x] == GB_UNMARKED) {
+                    m[y * width + x] = GB_FOREGROUND;
                     marked++;
                 }
         /* background seeds over the whole middle: the rest of the inside */
