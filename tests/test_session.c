@@ -11,6 +11,7 @@
 
 #include "flowcut/images.h"
 #include "flowcut/segment.h"
+#include "session_internal.h" /* the kept models and energy of a quick cut after a box */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,6 +424,85 @@ static void test_session_equals_segment(void **state)
     seg_session_close(s);
 }
 
+/* After a box, the quick cut (refit off) keeps the box's network and
+ * models: a click or stroke changes its own pixels' terminals and is
+ * re-solved warm, the same cut as a fresh build of that network; the
+ * refined cut re-runs the box's route and equals `flowcut segment --box`.
+ * A box moved, then undone, changes the energy at once. */
+static void test_box_quick_cuts(void **state)
+{
+    (void)state;
+    seg_session_options o;
+    seg_session_options_default(&o);
+    o.solve.engine = MF_ENGINE_CPU;
+    o.solve.threads = 2; /* the warm repair (more threads solve cold) */
+    seg_session *s = NULL;
+    seg_error err = {0};
+    const int32_t w = photo.width, h = photo.height;
+    const size_t npx = (size_t)w * h;
+    assert_int_equal(seg_session_open(photo.data, w, h, NULL, &o, &s, &err), SEG_OK);
+    const int32_t box[4] = {70, 10, 415, 380};
+    assert_int_equal(seg_session_box(s, box[0], box[1], box[2], box[3]), SEG_OK);
+    seg_session_set_refit(s, 0); /* the first cut after a box is the route's, whatever the flag */
+    expect_segment(s, box, "a box");
+    assert_int_equal(seg_session_commit(s), SEG_OK);
+    int warm = 0;
+    for (int edit = 0; edit < 8; edit++) {
+        char what[64];
+        snprintf(what, sizeof what, "box, edit %d", edit);
+        const int32_t x = 120 + 45 * edit, y = edit & 1 ? 340 : 190;
+        if (edit == 5) {
+            assert_int_equal(seg_session_undo(s), 1);
+        } else if (edit == 6) {
+            assert_int_equal(seg_session_redo(s), 1);
+        } else if (edit == 3) {
+            assert_int_equal(seg_session_paint_line(s, GB_FOREGROUND, 250, 200, 330, 215, 3), SEG_OK);
+        } else {
+            assert_int_equal(seg_session_click(s, x, y, edit & 1 ? GB_BACKGROUND : GB_FOREGROUND), SEG_OK);
+        }
+        if (edit < 5)
+            assert_int_equal(seg_session_commit(s), SEG_OK);
+        seg_session_set_refit(s, 0);
+        seg_cut_stats st;
+        if (seg_session_cut(s, &st, &err) != SEG_OK)
+            fail_msg("%s: cut failed: %s", what, err.message);
+        assert_true(s->box_net);
+        assert_int_equal(st.refitted, 0);
+        assert_true(st.changed_pixels < (int64_t)npx / 20); /* the edit's own pixels */
+        warm += st.warm;
+        /* the same cut as a fresh build of the box's network with the kept models */
+        mf_graph g;
+        assert_int_equal(gb_build(photo.data, w, h, seg_session_labels(s), s->models, &s->net, &g, NULL), GB_OK);
+        mf_options mo;
+        mf_options_default(&mo);
+        mo.cut_only = 1;
+        mf_result r;
+        mf_error e = {0};
+        assert_int_equal(mf_solve_cpu(&g, &mo, &r, &e), MF_OK);
+        for (size_t i = 0; i < npx; i++)
+            if ((r.source_side[i] ? 255 : 0) != seg_session_mask(s)[i])
+                fail_msg("%s: the quick cut differs from a fresh build at pixel %zu", what, i);
+        assert_true(r.flow_value == st.flow);
+        mf_result_free(&r);
+        mf_graph_free(&g);
+        printf("%s, quick: total %.3f solve %.3f warm %d px %lld\n", what, st.total_seconds, st.solve_seconds,
+               st.warm, (long long)st.changed_pixels);
+        seg_session_set_refit(s, 1);
+        expect_segment(s, box, what);
+    }
+    printf("quick cuts after the box warm: %d of 8\n", warm);
+    assert_true(warm >= 5); /* the first has no flow to start from */
+    /* a box moved: its route at once, quick or not */
+    const int32_t moved[4] = {100, 20, 380, 360};
+    assert_int_equal(seg_session_box(s, moved[0], moved[1], moved[2], moved[3]), SEG_OK);
+    seg_session_set_refit(s, 0);
+    expect_segment(s, moved, "the box moved");
+    /* undone: the previous box's route, then none */
+    assert_int_equal(seg_session_undo(s), 1);
+    expect_segment(s, box, "the move undone");
+    seg_session_close(s);
+}
+
 static void test_save_is_atomic(void **state)
 {
     (void)state;
@@ -668,6 +748,7 @@ int main(void)
         cmocka_unit_test(test_frozen_models_many_threads),
         cmocka_unit_test(test_session_equals_segment),
         cmocka_unit_test(test_prior_updates_equal_fresh_builds),
+        cmocka_unit_test(test_box_quick_cuts),
         cmocka_unit_test(test_save_is_atomic),
         cmocka_unit_test(test_history_bounded_in_bytes),
         cmocka_unit_test(test_stroke_spans_match_pixel_rule),

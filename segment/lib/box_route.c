@@ -19,10 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Both sides of the photo at least this long: a coarse grid of at least
- * 64 pixels a side still holds the object's colours. Smaller photos are
- * cut at full size every time (they are fast anyway). */
-#define BOX_COARSE_MIN_SIDE 128
+/* SEG_BOX_COARSE_MIN_SIDE: a coarse grid of at least 64 pixels a side
+ * still holds the object's colours. Smaller photos are cut at full size
+ * every time (they are fast anyway). */
 
 /* The coarse cuts' share of the box's smoothness weight. A coarse pixel
  * stands for four and its sides for two: the same energy is lambda / 2
@@ -30,6 +29,13 @@
  * to 1, 0.7 to 0.8 gave the best mean box IoU of the two dev sets (within
  * 0.001 of each other; 0.6 and 1 lost about 0.01): the middle is kept. */
 #define BOX_COARSE_LAMBDA 0.75
+
+void seg_box_params(const gb_params *p, gb_params *box)
+{
+    *box = *p;
+    box->geodesic = 0;
+    box->lambda *= SEG_BOX_LAMBDA_SHARE;
+}
 
 /* The photo at half size: 2x2 blocks averaged; the seeds a block's when
  * every pixel of it is a background seed or one is a foreground seed and
@@ -93,7 +99,7 @@ int seg_box_coarse(const uint8_t *rgb, int32_t width, int32_t height, const uint
                    const seg_options *o, seg_times *times, int *done, seg_error *err)
 {
     *done = 0;
-    if (width < BOX_COARSE_MIN_SIDE || height < BOX_COARSE_MIN_SIDE)
+    if (width < SEG_BOX_COARSE_MIN_SIDE || height < SEG_BOX_COARSE_MIN_SIDE)
         return SEG_OK;
     const int32_t w = width / 2, h = height / 2; /* an odd last row or column joins the one before */
     const int64_t n = (int64_t)w * h;
@@ -104,9 +110,9 @@ int seg_box_coarse(const uint8_t *rgb, int32_t width, int32_t height, const uint
         goto out;
     }
     halve(rgb, labels, model_labels, width, w, h, rgb2, seeds2, ml2);
-    gb_params gp = o->graph;
-    gp.geodesic = 0;
-    gp.lambda *= SEG_BOX_LAMBDA_SHARE * BOX_COARSE_LAMBDA;
+    gb_params gp;
+    seg_box_params(&o->graph, &gp);
+    gp.lambda = o->graph.lambda * (SEG_BOX_LAMBDA_SHARE * BOX_COARSE_LAMBDA);
     gp.in_lists = 1;
     gp.quick_fit = 1; /* the photo's fit refines these models: about 13% of a box's time, the same IoU */
     mf_options so = o->solve;

@@ -324,8 +324,7 @@ static int fit_and_build(seg_job *j, const seg_options *o)
     seg_options box_alone;
     if (j->box_route) {
         box_alone = *o;
-        box_alone.graph.geodesic = 0;
-        box_alone.graph.lambda *= SEG_BOX_LAMBDA_SHARE;
+        seg_box_params(&o->graph, &box_alone.graph);
         o = &box_alone;
     }
     mf_graph_free(&j->graph);

@@ -58,6 +58,14 @@ int seg_build(const seg_result *r, const uint8_t *labels, const uint8_t *model_l
 int seg_cut_has_both(const uint8_t *side, int64_t n);
 void seg_labels_from_cut(const uint8_t *side, int64_t n, uint8_t *labels);
 
+/* Both sides of the photo at least this long for the box's half-size
+ * cuts (seg_box_coarse); smaller photos are cut at full size every time. */
+#define SEG_BOX_COARSE_MIN_SIDE 128
+
+/* The energy of the box's cuts: no geodesic prior, SEG_BOX_LAMBDA_SHARE
+ * of the smoothness weight; the rest as p. */
+void seg_box_params(const gb_params *p, gb_params *box);
+
 /* The box's route's first SEG_BOX_ITERATIONS cuts at half the photo's
  * width and height (box_route.c): model_labels (the box's first samples,
  * seg_model_labels) become the last coarse cut, brought to full size, and

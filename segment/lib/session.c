@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "session_internal.h"
 
+#include "pipeline.h"
+
 #include "flowcut/images.h"
 #include "flowcut_threads.h"
 
@@ -40,6 +42,7 @@ static int seed_arcs(const seg_session *s)
 
 static void drop_network(seg_session *s)
 {
+    s->cut_valid = 0;
     mf_dynamic_destroy(s->dyn);
     s->dyn = NULL;
     gb_models_free(s->models);
@@ -399,12 +402,41 @@ static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, in
     return rc;
 }
 
+/* The box's models for the current seeds, as the box's route fits them
+ * for its last cut (seg_job_begin: the box's first samples, its cuts at
+ * half size, then the fit on the last of them at full size), so that the
+ * session's cut equals `flowcut segment --box` bit for bit. Only for
+ * photos the route halves (seg_session_cut). */
+static int fit_box_models(const seg_session *s, gb_models **m, seg_error *err)
+{
+    uint8_t *ml = NULL;
+    int route = 0, done = 0;
+    int rc = seg_model_labels(s->labels, s->width, s->height, s->net_box, &ml, &route);
+    if (rc)
+        return rc > 0 ? seg_fail(err, SEG_ERR_NEED_SEEDS, "%s", SEG_NO_BACKGROUND_SAMPLE)
+                      : seg_fail(err, SEG_ERR_NOMEM, "out of memory");
+    seg_options o;
+    seg_options_default(&o);
+    o.graph = s->opt.graph;
+    o.solve = s->opt.solve;
+    seg_times times = {0};
+    rc = seg_box_coarse(s->rgb, s->width, s->height, s->labels, ml, &o, &times, &done, err);
+    if (!rc && !done)
+        rc = seg_fail(err, SEG_ERR_INVALID, "box: photo too small for the half-size cuts");
+    if (!rc && (rc = gb_models_fit(s->rgb, s->width, s->height, ml, &s->net, m)))
+        rc = seg_fail(err, SEG_ERR_MODEL, "colour models: %s", gb_strerror(rc));
+    free(ml);
+    return rc;
+}
+
 /* Fits the models on the seeds, or where a region has none on what
  * stands in for it (seg_model_labels). On the seeds themselves the
  * prior's distances, brought to them already, spare the fit its own scan
  * (gb_models_fit_near: the same models). */
 static int fit_models(const seg_session *s, gb_models **m, seg_error *err)
 {
+    if (s->box_net)
+        return fit_box_models(s, m, err);
     uint8_t *owned = NULL;
     int box_route;
     int rc = seg_model_labels(s->labels, s->width, s->height, NULL, &owned, &box_route);
@@ -414,8 +446,8 @@ static int fit_models(const seg_session *s, gb_models **m, seg_error *err)
     const uint8_t *ml = owned ? owned : s->labels;
     const float *df = s->prior ? gb_prior_distances(s->prior, 0) : NULL;
     const float *db = s->prior ? gb_prior_distances(s->prior, 1) : NULL;
-    rc = !owned && df && db ? gb_models_fit_near(s->rgb, s->width, s->height, ml, df, db, &s->opt.graph, m)
-                            : gb_models_fit(s->rgb, s->width, s->height, ml, &s->opt.graph, m);
+    rc = !owned && df && db ? gb_models_fit_near(s->rgb, s->width, s->height, ml, df, db, &s->net, m)
+                            : gb_models_fit(s->rgb, s->width, s->height, ml, &s->net, m);
     free(owned);
     return rc ? seg_fail(err, SEG_ERR_MODEL, "colour models: %s", gb_strerror(rc)) : SEG_OK;
 }
@@ -440,7 +472,7 @@ static int build_fresh(seg_session *s, seg_error *err)
     int rc;
     /* the prior's distances for these seeds first: the fit reads them, and
      * later cuts update them */
-    if (!seed_arcs(s) && ((rc = gb_prior_new(s->rgb, s->width, s->height, &s->opt.graph, &s->prior)) ||
+    if (!seed_arcs(s) && ((rc = gb_prior_new(s->rgb, s->width, s->height, &s->net, &s->prior)) ||
                           (rc = gb_prior_update(s->prior, s->labels, NULL))))
         return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
     if ((rc = fit_models(s, &s->models, err)))
@@ -451,7 +483,7 @@ static int build_fresh(seg_session *s, seg_error *err)
     s->cur_ct = malloc(sizeof(int32_t) * n);
     if (!s->cancelled || !s->cur_cs || !s->cur_ct)
         return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
-    rc = gb_build_dynamic(s->rgb, s->width, s->height, s->labels, s->models, &s->opt.graph, &s->graph,
+    rc = gb_build_dynamic(s->rgb, s->width, s->height, s->labels, s->models, &s->net, &s->graph,
                           s->cancelled, &s->seed_cap);
     if (rc)
         return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "network: %s", gb_strerror(rc));
@@ -536,10 +568,13 @@ static int update_terminals(seg_session *s, int all, const int32_t *span, seg_cu
     return SEG_OK;
 }
 
-/* While a box stands: the one-shot pipeline's box route (`flowcut segment
- * --box`: the box's middle as the foreground's first sample, re-fitted on
- * the cuts, the session's seeds hard constraints), a cold cut every time;
- * the network is rebuilt at the first cut after the box is undone. */
+/* While a box stands on a photo too small for the route's half-size cuts
+ * (SEG_BOX_COARSE_MIN_SIDE): the one-shot pipeline's box route (`flowcut
+ * segment --box`: the box's middle as the foreground's first sample,
+ * re-fitted on the cuts at full size, the session's seeds hard
+ * constraints), a cold cut every time; the network is rebuilt at the
+ * first cut after the box is undone. Larger photos keep the route's last
+ * network (seg_session_cut). */
 static int cut_box(seg_session *s, seg_cut_stats *st, double t0, seg_error *err)
 {
     seg_options o;
@@ -600,19 +635,35 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
     memset(st, 0, sizeof *st);
     double t0 = seg_now();
     int64_t nfg = s->count[GB_FOREGROUND], nbg = s->count[GB_BACKGROUND];
-    if (s->has_box && nbg && box_stands(s))
-        return cut_box(s, st, t0, err);
-    if (!nfg || (!nbg && s->opt.graph.border < 0)) {
+    const int box = s->has_box && nbg && box_stands(s);
+    if (box && (s->width < SEG_BOX_COARSE_MIN_SIDE || s->height < SEG_BOX_COARSE_MIN_SIDE))
+        return cut_box(s, st, t0, err); /* a small photo: every cut the whole route, cold */
+    /* While a box stands the network is its route's last cut (no prior,
+     * the box's share of lambda, models from the route: fit_box_models),
+     * so that a quick cut after a click keeps those models and changes the
+     * click's pixels alone, re-solved warm, and a refined one re-runs the
+     * route as `flowcut segment --box` does. A box drawn, moved or undone
+     * changes the energy: the network is built afresh. */
+    if (box != s->box_net || (box && memcmp(s->net_box, s->box, sizeof s->box)))
+        s->rebuild = 1;
+    if (!box && (!nfg || (!nbg && s->opt.graph.border < 0))) { /* a box stands in for both */
         memset(s->mask, 0, (size_t)s->npx);
+        s->cut_valid = 0;
         return seg_fail(err, SEG_ERR_NEED_SEEDS, "%s",
                         !nfg ? "no foreground seed yet: click on the object or paint a foreground stroke"
                              : "no background seed yet: paint a background stroke (the border is off)");
     }
-    int rc;
+    int rc, unchanged = 0;
     mf_error e = {0};
     if (seed_arcs(s) && s->dirty[0] < s->dirty[2])
         s->rebuild = 1; /* new seeds move the star's arcs */
     if (!s->dyn || s->rebuild) {
+        s->box_net = box;
+        memcpy(s->net_box, s->box, sizeof s->box);
+        if (box)
+            seg_box_params(&s->opt.graph, &s->net);
+        else
+            s->net = s->opt.graph;
         rc = build_fresh(s, err);
         if (rc) {
             drop_network(s);
@@ -656,8 +707,24 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
             fraction = warm_fraction(s);
         mf_dynamic_set_cold_fraction(s->dyn, fraction);
         st->update_seconds = (tp - t0) + (seg_now() - t1);
+        unchanged = s->cut_valid && !st->changed_pixels;
     }
     double t2 = seg_now();
+    if (unchanged) {
+        /* no capacity moved since the last cut (a refine whose models came
+         * out the same, an undone edit redone): the same network, the same
+         * canonical cut, and a solve would only disturb the kept flow */
+        st->warm = 1;
+        st->flow = s->last_flow;
+        st->foreground = s->last_fg;
+        st->engine = mf_dynamic_engine(s->dyn);
+        snprintf(st->device, sizeof st->device, "%s", s->last_device);
+        st->total_seconds = seg_now() - t0;
+        s->dirty[0] = s->dirty[2] = 0;
+        s->last_quick = !s->opt.refit;
+        return SEG_OK;
+    }
+    s->cut_valid = 0;
     mf_result res;
     rc = mf_dynamic_solve(s->dyn, &res, &e);
     if (rc) {
@@ -675,12 +742,16 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
     for (int64_t i = 0; i < s->npx; i++)
         fg += side[i];
     st->foreground = fg;
+    s->last_flow = res.flow_value;
+    s->last_fg = fg;
+    s->cut_valid = 1;
     st->warm = res.stats.warm;
     st->flow = res.flow_value;
     st->engine = res.stats.engine_used;
     if (!st->changed_arcs)
         st->changed_arcs = res.stats.changed_arcs;
     snprintf(st->device, sizeof st->device, "%s", res.stats.device_name);
+    snprintf(s->last_device, sizeof s->last_device, "%s", res.stats.device_name);
     mf_result_free(&res);
     st->total_seconds = seg_now() - t0;
     return SEG_OK;

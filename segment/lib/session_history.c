@@ -114,7 +114,10 @@ int seg_session_commit(seg_session *s)
             s->hist_bytes += STEP_COST(size); /* charged first so the trim makes room */
             history_trim(s);
             s->hist_bytes -= STEP_COST(size);
-            hist_step st = {malloc(size), size, {b[0], b[1], b[2], b[3]}};
+            hist_step st = {malloc(size), size, {b[0], b[1], b[2], b[3]}, {{0}}};
+            memcpy(st.prompt_box[0], s->committed_box, sizeof st.prompt_box[0]);
+            st.prompt_box[1][0] = s->has_box;
+            memcpy(st.prompt_box[1] + 1, s->box, sizeof s->box);
             if (st.data && s->nsteps == s->cap) {
                 int64_t cap = s->cap ? 2 * s->cap : 64;
                 hist_step *more = realloc(s->steps, sizeof(hist_step) * (size_t)cap);
@@ -137,13 +140,19 @@ int seg_session_commit(seg_session *s)
     for (int32_t y = b[1]; y < b[3]; y++)
         memcpy(s->committed + (int64_t)y * s->width + b[0], s->labels + (int64_t)y * s->width + b[0],
                (size_t)(b[2] - b[0]));
+    s->committed_box[0] = s->has_box;
+    memcpy(s->committed_box + 1, s->box, sizeof s->box);
     b[0] = b[2] = 0;
     return rc;
 }
 
-/* Replays step k's before (undo) or after labels. */
+/* Replays step k's before (undo) or after labels, and its box: a box
+ * drawn over another one undoes to the first box's route. */
 static void apply_step(seg_session *s, const hist_step *st, int after)
 {
+    s->has_box = st->prompt_box[after][0];
+    memcpy(s->box, st->prompt_box[after] + 1, sizeof s->box);
+    memcpy(s->committed_box, st->prompt_box[after], sizeof s->committed_box);
     const uint8_t *p = st->data, *end = st->data + st->size;
     int64_t at = 0;
     while (p < end) {

@@ -26,6 +26,9 @@ struct seg_session {
                                * (before pre-cancelling and any lift) */
     int has_box;          /* seg_session_box was called: cuts take the box's route while it stands */
     int32_t box[4];
+    gb_params net;        /* the energy of the network in the solver: opt.graph's, or the box's */
+    int box_net;          /* the network is the box's route's last cut, for net_box */
+    int32_t net_box[4];
     mf_graph graph;       /* while building; the solver keeps its own copy */
     int32_t *cancelled;   /* per pixel: capacity pre-cancelled from both terminals */
     int32_t seed_cap;
@@ -33,9 +36,13 @@ struct seg_session {
     int rebuild;          /* lambda changed: the next cut builds afresh */
     int models_stale;     /* seeds changed since the models were fitted */
     int last_quick;       /* the last cut kept the models (refit off) */
+    int cut_valid;        /* the mask, last_flow and last_fg are the network's cut */
+    int64_t last_flow, last_fg;
+    char last_device[128];
     int64_t count[3];     /* pixels per label, kept as labels change */
     /* undo history: steps [head, nsteps) recorded, [head, pos) applied */
     uint8_t *committed;   /* the labels at the last step boundary */
+    int32_t committed_box[5]; /* has_box and box at the last step boundary */
     int32_t step[4];      /* x0, y0, x1, y1 of edits since then; x0 >= x1: none */
     struct hist_step *steps;
     int64_t head, pos, nsteps, cap;
@@ -50,6 +57,7 @@ typedef struct hist_step {
     uint8_t *data;
     size_t size;
     int32_t box[4];
+    int32_t prompt_box[2][5]; /* has_box and the box before and after the step */
 } hist_step;
 
 /* What one step is charged against the limit: its runs and its slot. */

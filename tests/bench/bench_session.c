@@ -7,11 +7,20 @@
  * bit for bit). Times are medians over the repeats (strokes at shifted
  * places).
  *
+ * With --box, the session takes a box around the cup and saucer instead,
+ * then alternating foreground and background clicks inside it; each click
+ * is cut twice as the page cuts it: the quick answer (models kept) and the
+ * refined one (the box's route re-fitted). The quick answer is checked
+ * against a fresh build and cold solve with the same models, the refined
+ * one against seg_segment with the same box and seeds (mask bit for bit).
+ *
  * usage: bench_session EXAMPLES_DIR [--engine cpu|gpu] [--sizes 1,3,12] [--repeats R]
- *                      [--cold-fraction F] [--threads N]
+ *                      [--cold-fraction F] [--threads N] [--box] [--alloc-cache MIB]
  * --threads: the build's and the CPU solve's threads (default: every core).
  * --cold-fraction: whole-photo terminal changes over this fraction of the
- * arcs are solved cold in place, fewer warm (the session's tuning). */
+ * arcs are solved cold in place, fewer warm (the session's tuning).
+ * --alloc-cache: keep up to this many MiB of released solver arrays
+ * (mf_alloc_cache_limit), as a long-running caller may. */
 #define _POSIX_C_SOURCE 200809L
 #include "flowcut/images.h"
 #include "flowcut/segment.h"
@@ -72,6 +81,92 @@ static int check_fresh(const uint8_t *rgb, int32_t w, int32_t h, const uint8_t *
     return same ? 0 : 1;
 }
 
+/* The box's refined cut as `flowcut segment --box` makes it, for the check. */
+static int check_box(const uint8_t *rgb, int32_t w, int32_t h, const uint8_t *labels, const int32_t box[4],
+                     const seg_session_options *so, const uint8_t *mask, double *seconds)
+{
+    seg_options o;
+    seg_options_default(&o);
+    o.graph = so->graph;
+    o.solve = so->solve;
+    seg_prompts *p = seg_prompts_new();
+    seg_error err = {0};
+    uint8_t *m = malloc((size_t)w * h);
+    int rc = !p || !m || seg_prompts_set_box(p, box[0], box[1], box[2], box[3], &err);
+    o.prompts = p;
+    double t0 = bench_now();
+    if (!rc)
+        rc = seg_segment(rgb, w, h, labels, 1, &o, m, NULL, &err) != SEG_OK;
+    *seconds = bench_now() - t0;
+    if (!rc)
+        rc = memcmp(m, mask, (size_t)w * h) != 0;
+    seg_prompts_free(p);
+    free(m);
+    return rc;
+}
+
+/* A box, then clicks inside it: one quick and one refined cut per click. */
+static int bench_box(const char *tok, double s, const uint8_t *rgb, int32_t w, int32_t h, mf_engine engine,
+                     int threads, int repeats, int check)
+{
+    seg_session_options o;
+    seg_session_options_default(&o);
+    o.solve.engine = engine;
+    o.solve.threads = o.graph.threads = threads;
+    seg_session *ss = NULL;
+    seg_error err = {0};
+    seg_cut_stats st;
+    const int32_t box[4] = {(int32_t)(70 * s), (int32_t)(10 * s), (int32_t)(415 * s), (int32_t)(380 * s)};
+    if (seg_session_open(rgb, w, h, NULL, &o, &ss, &err) || seg_session_box(ss, box[0], box[1], box[2], box[3]) ||
+        seg_session_cut(ss, &st, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
+    const double box_cut = st.total_seconds;
+    double quick[40], refined[40], qsolve[40], rsolve[40], fresh[40], one[40];
+    int k = 0, ok = 1;
+    for (int rep = 0; rep < repeats; rep++)
+        for (int c = 0; c < 2; c++) {
+            /* a foreground click on the cup, a background one on the table */
+            const double x = c ? 110 + 6 * rep : 260 + 8 * rep, y = c ? 360 : 190;
+            seg_session_click(ss, (int32_t)(x * s), (int32_t)(y * s), c ? GB_BACKGROUND : GB_FOREGROUND);
+            seg_session_set_refit(ss, 0);
+            if (seg_session_cut(ss, &st, &err)) {
+                fprintf(stderr, "%s\n", err.message);
+                return 1;
+            }
+            quick[k] = st.total_seconds;
+            qsolve[k] = st.solve_seconds;
+            fresh[k] = 0;
+            if (check && ss->models && !ss->box_net)
+                ok = 0; /* a quick cut after a box keeps the box's network */
+            if (check && ss->models &&
+                check_fresh(rgb, w, h, seg_session_labels(ss), ss->models, &(seg_session_options){.graph = ss->net, .solve = o.solve},
+                            seg_session_mask(ss), &fresh[k]))
+                ok = 0;
+            seg_session_set_refit(ss, 1);
+            if (seg_session_cut(ss, &st, &err)) {
+                fprintf(stderr, "%s\n", err.message);
+                return 1;
+            }
+            refined[k] = st.total_seconds;
+            rsolve[k] = st.solve_seconds;
+            one[k] = 0;
+            if (check && check_box(rgb, w, h, seg_session_labels(ss), box, &o, seg_session_mask(ss), &one[k]))
+                ok = 0;
+            k++;
+        }
+    printf("%-6s %-6s %-7s %9.4f %9.4f %9.4f %9s %9s %9.4f %7.1fx %s\n", tok, engine == MF_ENGINE_GPU ? "gpu" : "cpu",
+           "box", box_cut, bench_median(quick, k), bench_median(qsolve, k), "-", "-", bench_median(fresh, k),
+           bench_median(fresh, k) / bench_median(quick, k), ok ? "ok" : "MASK DIFFERS");
+    printf("%-6s %-6s %-7s %9s %9.4f %9.4f %9s %9s %9.4f %7.1fx %s\n", tok, engine == MF_ENGINE_GPU ? "gpu" : "cpu",
+           "box-fit", "-", bench_median(refined, k), bench_median(rsolve, k), "-", "-", bench_median(one, k),
+           bench_median(one, k) / bench_median(refined, k), ok ? "ok" : "MASK DIFFERS");
+    fflush(stdout);
+    seg_session_close(ss);
+    return !ok;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -80,7 +175,7 @@ int main(int argc, char **argv)
     }
     const char *dir = argv[1], *sizes = "1,3,12";
     mf_engine engine = MF_ENGINE_GPU;
-    int repeats = 3, check = 1, threads = 0;
+    int repeats = 3, check = 1, threads = 0, box = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--engine") && i + 1 < argc)
             engine = !strcmp(argv[++i], "cpu") ? MF_ENGINE_CPU : MF_ENGINE_GPU;
@@ -94,6 +189,10 @@ int main(int argc, char **argv)
             session_set_cold_fraction(atof(argv[++i]));
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--box"))
+            box = 1;
+        else if (!strcmp(argv[i], "--alloc-cache") && i + 1 < argc)
+            mf_alloc_cache_limit((size_t)atoll(argv[++i]) << 20);
     }
     if (repeats < 1 || repeats > 20)
         repeats = 3;
@@ -111,8 +210,8 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/coffee-seeds.png", dir);
     if (img_load_labels(path, 0, &seeds, &ie))
         return 1;
-    printf("%-6s %-6s %-7s %9s %9s %9s %9s %9s %8s %s\n", "Mpx", "engine", "models", "cold cut", "stroke",
-           "solve", "model", "fresh", "speedup", "checks");
+    printf("%-6s %-6s %-7s %9s %9s %9s %9s %9s %9s %8s %s\n", "Mpx", "engine", "models", "cold cut", "stroke",
+           "solve", "model", "update", "fresh", "speedup", "checks");
     int failures = 0;
     char *list = strdup(sizes);
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
@@ -121,7 +220,9 @@ int main(int argc, char **argv)
         int32_t w = (int32_t)(600 * s), h = (int32_t)(400 * s);
         uint8_t *rgb = malloc((size_t)w * h * 3), *labels = malloc((size_t)w * h);
         upscale(&photo, &seeds, w, h, rgb, labels);
-        for (int refit = 0; refit <= 1; refit++) {
+        if (box)
+            failures += bench_box(tok, s, rgb, w, h, engine, threads, repeats, check);
+        for (int refit = 0; refit <= 1 && !box; refit++) {
             seg_session_options o;
             seg_session_options_default(&o);
             o.solve.engine = engine;
@@ -138,7 +239,7 @@ int main(int argc, char **argv)
             gb_models *frozen = NULL;
             if (!refit)
                 gb_models_fit(rgb, w, h, labels, &o.graph, &frozen);
-            double total[40], solve[40], model[40], fresh[40];
+            double total[40], solve[40], model[40], update[40], fresh[40];
             int k = 0, ok = 1;
             for (int rep = 0; rep < repeats; rep++)
                 for (int stroke = 0; stroke < 2; stroke++) {
@@ -154,6 +255,7 @@ int main(int argc, char **argv)
                     total[k] = st.total_seconds;
                     solve[k] = st.solve_seconds;
                     model[k] = st.model_seconds;
+                    update[k] = st.update_seconds;
                     fresh[k] = 0;
                     int c = check ? check_fresh(rgb, w, h, seg_session_labels(ss), frozen, &o, seg_session_mask(ss),
                                                 &fresh[k])
@@ -164,9 +266,10 @@ int main(int argc, char **argv)
                 }
             failures += !ok;
             double mt = bench_median(total, k), mf = bench_median(fresh, k);
-            printf("%-6s %-6s %-7s %9.4f %9.4f %9.4f %9.4f %9.4f %7.1fx %s\n", tok,
+            printf("%-6s %-6s %-7s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.1fx %s\n", tok,
                    engine == MF_ENGINE_GPU ? "gpu" : "cpu", refit ? "refit" : "frozen", cold_cut, mt,
-                   bench_median(solve, k), bench_median(model, k), mf, mf / mt, ok ? "ok" : "MASK DIFFERS");
+                   bench_median(solve, k), bench_median(model, k), bench_median(update, k), mf, mf / mt,
+                   ok ? "ok" : "MASK DIFFERS");
             fflush(stdout);
             gb_models_free(frozen);
             seg_session_close(ss);

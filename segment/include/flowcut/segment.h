@@ -291,7 +291,12 @@ int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label);
  * While the box stands (not undone or painted over), a cut takes the
  * route of `flowcut segment --box` on the same seeds: the box's middle is
  * the foreground's first colour sample, clicks and strokes are hard
- * constraints, and each cut is cold. */
+ * constraints. The first cut after a box is that route's, cold; later
+ * cuts with refit off (seg_session_set_refit) keep its models and change
+ * only the edited pixels, re-solved warm; with refit on, the route runs
+ * again and the mask equals `flowcut segment --box`. Photos under 128
+ * pixels a side take the whole route, cold, at every cut. Undo and redo
+ * bring back the box the step had. */
 int seg_session_box(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h);
 /* 1 and the box (x, y, w, h) while the session's cuts take a box's route
  * (the last seg_session_box, not undone or painted over), else 0: its
