@@ -429,12 +429,11 @@ static void test_session_equals_segment(void **state)
  * re-solved warm, the same cut as a fresh build of that network; the
  * refined cut re-runs the box's route and equals `flowcut segment --box`.
  * A box moved, then undone, changes the energy at once. */
-static void test_box_quick_cuts(void **state)
+static void run_box_quick_cuts(mf_engine engine)
 {
-    (void)state;
     seg_session_options o;
     seg_session_options_default(&o);
-    o.solve.engine = MF_ENGINE_CPU;
+    o.solve.engine = engine;
     o.solve.threads = 2; /* the warm repair (more threads solve cold) */
     seg_session *s = NULL;
     seg_error err = {0};
@@ -501,6 +500,22 @@ static void test_box_quick_cuts(void **state)
     assert_int_equal(seg_session_undo(s), 1);
     expect_segment(s, box, "the move undone");
     seg_session_close(s);
+}
+
+static void test_box_quick_cuts(void **state)
+{
+    (void)state;
+    run_box_quick_cuts(MF_ENGINE_CPU);
+}
+
+static void test_box_quick_cuts_gpu(void **state)
+{
+    (void)state;
+    if (!have_gpu()) {
+        printf("skipped: no CUDA device\n");
+        skip();
+    }
+    run_box_quick_cuts(MF_ENGINE_GPU);
 }
 
 static void test_save_is_atomic(void **state)
@@ -749,6 +764,7 @@ int main(void)
         cmocka_unit_test(test_session_equals_segment),
         cmocka_unit_test(test_prior_updates_equal_fresh_builds),
         cmocka_unit_test(test_box_quick_cuts),
+        cmocka_unit_test(test_box_quick_cuts_gpu),
         cmocka_unit_test(test_save_is_atomic),
         cmocka_unit_test(test_history_bounded_in_bytes),
         cmocka_unit_test(test_stroke_spans_match_pixel_rule),
