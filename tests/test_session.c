@@ -518,6 +518,21 @@ static void test_box_quick_cuts_gpu(void **state)
     run_box_quick_cuts(MF_ENGINE_GPU);
 }
 
+/* The memory a front end may keep for the session's cold cuts: 256 bytes
+ * a pixel, never more than a quarter of the machine's. */
+static void test_cache_bytes(void **state)
+{
+    (void)state;
+    seg_session *s = NULL;
+    seg_error err = {0};
+    assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, NULL, NULL, &s, &err), SEG_OK);
+    const size_t want = (size_t)photo.width * photo.height * 256, got = seg_session_cache_bytes(s);
+    const size_t quarter = (size_t)sysconf(_SC_PHYS_PAGES) / 4 * (size_t)sysconf(_SC_PAGESIZE);
+    assert_true(got == (want < quarter ? want : quarter));
+    assert_true(got > 0);
+    seg_session_close(s);
+}
+
 static void test_save_is_atomic(void **state)
 {
     (void)state;
@@ -765,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_prior_updates_equal_fresh_builds),
         cmocka_unit_test(test_box_quick_cuts),
         cmocka_unit_test(test_box_quick_cuts_gpu),
+        cmocka_unit_test(test_cache_bytes),
         cmocka_unit_test(test_save_is_atomic),
         cmocka_unit_test(test_history_bounded_in_bytes),
         cmocka_unit_test(test_stroke_spans_match_pixel_rule),

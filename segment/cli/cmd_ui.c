@@ -325,7 +325,10 @@ int cmd_ui(int argc, char **argv)
      * shares 127.0.0.1 and only the total limit applies. */
     ui_config cfg = {session, NULL, mask_path, cutout_path, seeds_path, (size_t)1 << 20,
                      addr.loopback ? 0u : 64u, a.quiet, a.o.prompts};
+    /* the process is the session's: its cold cuts reuse released arrays */
+    mf_alloc_cache_limit(seg_session_cache_bytes(session));
     status = serve(a.host, &addr, a.port, &cfg);
+    mf_alloc_cache_limit(0);
 done:
     seg_session_close(session);
     free(labels);

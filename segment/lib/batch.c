@@ -74,11 +74,7 @@ void seg_batch_config_default(seg_batch_config *c)
  * to about 60 MB, so 128 MB a worker, at most a quarter of the memory. */
 static size_t alloc_cache_bytes(long jobs)
 {
-    size_t bytes = (size_t)jobs * ((size_t)128 << 20);
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0 && bytes > (size_t)pages / 4 * (size_t)page)
-        bytes = (size_t)pages / 4 * (size_t)page;
-    return bytes;
+    return seg_memory_share((size_t)jobs * ((size_t)128 << 20));
 }
 
 static void push(queue *q, task *t)

@@ -1,10 +1,20 @@
-/* Error codes and messages of the segmentation library, and its clock. */
+/* Error codes and messages of the segmentation library, its clock, and
+ * the share of memory its caches may keep. */
 #define _POSIX_C_SOURCE 200809L
 #include "seg_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
+
+size_t seg_memory_share(size_t bytes)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && bytes > (size_t)pages / 4 * (size_t)page)
+        bytes = (size_t)pages / 4 * (size_t)page;
+    return bytes;
+}
 
 double seg_now(void)
 {

@@ -14,6 +14,10 @@ int seg_fail(seg_error *err, int code, const char *fmt, ...)
 /* Seconds on the monotonic clock: the library's stage timings. */
 double seg_now(void);
 
+/* bytes, at most a quarter of the machine's memory: what a cache of
+ * released arrays (mf_alloc_cache_limit) may keep. */
+size_t seg_memory_share(size_t bytes);
+
 /* The name --scribble-colors gives rgb ("red"), or NULL: for messages. */
 const char *seg_colour_name(const uint8_t rgb[3]);
 

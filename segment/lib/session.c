@@ -147,6 +147,11 @@ const uint8_t *seg_session_labels(const seg_session *s) { return s->labels; }
 const uint8_t *seg_session_rgb(const seg_session *s) { return s->rgb; }
 double seg_session_lambda(const seg_session *s) { return s->opt.graph.lambda; }
 
+/* 256 bytes a pixel: a cold CPU solve's residual network, trees and cut
+ * (bench_session --alloc-cache at 3 Mpx: 768 MiB kept most of the gain,
+ * twice that little more). */
+size_t seg_session_cache_bytes(const seg_session *s) { return seg_memory_share((size_t)s->npx * 256); }
+
 int seg_session_set_all_labels(seg_session *s, const uint8_t *labels)
 {
     for (int64_t i = 0; i < s->npx; i++)

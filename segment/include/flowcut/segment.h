@@ -339,6 +339,15 @@ void seg_session_set_history_limit(seg_session *s, size_t bytes);
 /* What the history holds now (always <= the limit). */
 size_t seg_session_history_bytes(const seg_session *s);
 
+/* Bytes of released solver arrays worth keeping for the session's next
+ * cuts, for mf_alloc_cache_limit (process-wide: a front end that owns the
+ * process sets it, as `flowcut ui` does). Re-fitted cuts and a box's solve
+ * cold, and their arrays would otherwise come from fresh pages, which the
+ * kernel zeroes one by one: 15-20% of a re-fitted edit at 3 Mpx. About
+ * what one cold solve releases (256 bytes a pixel), at most a quarter of
+ * the machine's memory. */
+size_t seg_session_cache_bytes(const seg_session *s);
+
 /* Turns re-fitting on or off for the next cuts. Off, a cut after a stroke
  * changes only the stroked pixels' terminal arcs (milliseconds); a later
  * cut with it on re-fits the models and brings the mask to what `flowcut
