@@ -573,6 +573,63 @@ static void test_models_sample_near_seeds(void **state)
     gb_models_free(alone);
 }
 
+/* gb_prior_span_terminals: every pixel of the spans (or of the photo)
+ * gets gb_prior_pixel_terminals' capacities on 1 and on 4 threads (a photo
+ * large enough to split), the pixels outside them are left alone. */
+static void test_span_terminals(void **state)
+{
+    (void)state;
+    const int32_t w = 640, h = 480, n = w * h;
+    uint8_t *rgb = malloc((size_t)n * 3), *seeds = calloc((size_t)n, 1);
+    int32_t *cs = malloc(sizeof(int32_t) * (size_t)n), *ct = malloc(sizeof(int32_t) * (size_t)n);
+    int32_t *span = malloc(sizeof(int32_t) * 2 * (size_t)h);
+    assert_true(rgb && seeds && cs && ct && span);
+    uint32_t r = 7;
+    for (int32_t i = 0; i < n; i++) {
+        r = r * 1664525u + 1013904223u;
+        int x = i % w;
+        for (int c = 0; c < 3; c++)
+            rgb[3 * i + c] = (uint8_t)((x < w / 2 ? 60 : 190) + (int)((r >> (8 * c)) & 31));
+        seeds[i] = x < 8 ? GB_FOREGROUND : x >= w - 8 ? GB_BACKGROUND : GB_UNMARKED;
+    }
+    for (int threads = 1; threads <= 4; threads += 3) {
+        gb_params p;
+        gb_params_default(&p);
+        p.threads = threads;
+        gb_models *m = NULL;
+        gb_prior *pr = NULL;
+        assert_int_equal(gb_models_fit(rgb, w, h, seeds, &p, &m), GB_OK);
+        assert_int_equal(gb_prior_new(rgb, w, h, &p, &pr), GB_OK);
+        assert_int_equal(gb_prior_update(pr, seeds, NULL), GB_OK);
+        for (int32_t y = 0; y < h; y++) { /* ragged spans, some rows empty */
+            span[2 * y] = y % 5 == 0 ? w : (y * 37) % (w / 2);
+            span[2 * y + 1] = y % 5 == 0 ? 0 : w - (y * 11) % (w / 3);
+        }
+        for (int whole = 0; whole <= 1; whole++) {
+            for (int32_t i = 0; i < n; i++)
+                cs[i] = ct[i] = -7;
+            gb_prior_span_terminals(pr, whole ? NULL : span, m, 1000, cs, ct);
+            for (int32_t i = 0; i < n; i++) {
+                const int32_t x = i % w, y = i / w;
+                const int in = whole || (x >= span[2 * y] && x < span[2 * y + 1]);
+                int32_t a = -7, b = -7;
+                if (in)
+                    gb_prior_pixel_terminals(pr, i, m, 1000, &a, &b);
+                if (cs[i] != a || ct[i] != b)
+                    fail_msg("%d threads, %s: pixel (%d, %d) has %d/%d, expected %d/%d", threads,
+                             whole ? "every pixel" : "spans", x, y, cs[i], ct[i], a, b);
+            }
+        }
+        gb_prior_free(pr);
+        gb_models_free(m);
+    }
+    free(rgb);
+    free(seeds);
+    free(cs);
+    free(ct);
+    free(span);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -584,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_star_keeps_foreground_connected),
         cmocka_unit_test(test_prior_updates_equal_fresh_scans),
         cmocka_unit_test(test_models_sample_near_seeds),
+        cmocka_unit_test(test_span_terminals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

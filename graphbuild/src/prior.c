@@ -354,6 +354,58 @@ void gb_prior_pixel_terminals(const gb_prior *pr, int64_t i, const gb_models *mo
         gb_add_prior(pr->p.geodesic, pr->dist[0][i], pr->dist[1][i], cs, ct);
 }
 
+/* One thread's rows of gb_prior_span_terminals. */
+typedef struct span_job {
+    const gb_prior *pr;
+    const int32_t *span;
+    const gb_models *models;
+    int32_t seed_cap, y0, y1;
+    int32_t *cs, *ct;
+} span_job;
+
+static void *span_rows(void *arg)
+{
+    const span_job *j = arg;
+    const int32_t w = j->pr->width;
+    for (int32_t y = j->y0; y < j->y1; y++) {
+        const int32_t lo = j->span ? j->span[2 * y] : 0, hi = j->span ? j->span[2 * y + 1] : w;
+        for (int64_t p = (int64_t)y * w + lo; p < (int64_t)y * w + hi; p++)
+            gb_prior_pixel_terminals(j->pr, p, j->models, j->seed_cap, &j->cs[p], &j->ct[p]);
+    }
+    return NULL;
+}
+
+/* Spans under this many pixels are computed on the calling thread: a
+ * thread's start costs about what a few thousand pixels do. */
+#define SPAN_PIXELS_PER_THREAD 65536
+
+void gb_prior_span_terminals(const gb_prior *pr, const int32_t *span, const gb_models *models, int32_t seed_cap,
+                             int32_t *cs, int32_t *ct)
+{
+    const int32_t w = pr->width, h = pr->height;
+    int64_t total = 0;
+    for (int32_t y = 0; y < h; y++)
+        total += span ? (span[2 * y + 1] > span[2 * y] ? span[2 * y + 1] - span[2 * y] : 0) : w;
+    int t = gb_threads(&pr->p);
+    if ((int64_t)t > total / SPAN_PIXELS_PER_THREAD)
+        t = (int)(total / SPAN_PIXELS_PER_THREAD);
+    t = t < 1 ? 1 : t > GB_RUN_MAX ? GB_RUN_MAX : t;
+    span_job jobs[GB_RUN_MAX];
+    /* rows split where each thread has about the same pixels to compute */
+    int64_t done = 0;
+    int32_t y = 0;
+    for (int k = 0; k < t; k++) {
+        jobs[k] = (span_job){pr, span, models, seed_cap, y, y, cs, ct};
+        const int64_t goal = total * (k + 1) / t;
+        while (y < h && (done < goal || k == t - 1)) {
+            done += span ? (span[2 * y + 1] > span[2 * y] ? span[2 * y + 1] - span[2 * y] : 0) : w;
+            y++;
+        }
+        jobs[k].y1 = y;
+    }
+    gb_run_threads(span_rows, jobs, sizeof jobs[0], t);
+}
+
 const float *gb_prior_distances(const gb_prior *pr, int bg)
 {
     return pr && pr->ready ? pr->dist[bg & 1] : NULL;

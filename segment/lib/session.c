@@ -53,7 +53,9 @@ static void drop_network(seg_session *s)
     free(s->cancelled);
     free(s->cur_cs);
     free(s->cur_ct);
-    s->cancelled = s->cur_cs = s->cur_ct = NULL;
+    free(s->new_cs);
+    free(s->new_ct);
+    s->cancelled = s->cur_cs = s->cur_ct = s->new_cs = s->new_ct = NULL;
 }
 
 void seg_session_close(seg_session *s)
@@ -486,7 +488,9 @@ static int build_fresh(seg_session *s, seg_error *err)
     s->cancelled = malloc(sizeof(int32_t) * n);
     s->cur_cs = malloc(sizeof(int32_t) * n);
     s->cur_ct = malloc(sizeof(int32_t) * n);
-    if (!s->cancelled || !s->cur_cs || !s->cur_ct)
+    s->new_cs = malloc(sizeof(int32_t) * n);
+    s->new_ct = malloc(sizeof(int32_t) * n);
+    if (!s->cancelled || !s->cur_cs || !s->cur_ct || !s->new_cs || !s->new_ct)
         return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
     rc = gb_build_dynamic(s->rgb, s->width, s->height, s->labels, s->models, &s->net, &s->graph,
                           s->cancelled, &s->seed_cap);
@@ -558,11 +562,12 @@ static int update_terminals(seg_session *s, int all, const int32_t *span, seg_cu
     if (!s->prior)
         return SEG_OK; /* star convexity: an edit rebuilds */
     mf_error e = {0};
+    /* the capacities on every thread, then the changes in pixel order */
+    gb_prior_span_terminals(s->prior, all ? NULL : span, s->models, s->seed_cap, s->new_cs, s->new_ct);
     for (int32_t y = 0; y < s->height; y++) {
         const int32_t lo = all ? 0 : span[2 * y], hi = all ? s->width : span[2 * y + 1];
         for (int64_t p = (int64_t)y * s->width + lo; p < (int64_t)y * s->width + hi; p++) {
-            int32_t cs, ct;
-            gb_prior_pixel_terminals(s->prior, p, s->models, s->seed_cap, &cs, &ct);
+            const int32_t cs = s->new_cs[p], ct = s->new_ct[p];
             if (cs == s->cur_cs[p] && ct == s->cur_ct[p])
                 continue;
             st->changed_pixels++;

@@ -24,6 +24,7 @@ struct seg_session {
                            * network in the solver, with their prior distances */
     int32_t *cur_cs, *cur_ct; /* per pixel: the terminal capacities the network holds
                                * (before pre-cancelling and any lift) */
+    int32_t *new_cs, *new_ct; /* per pixel: the capacities an update computes (work) */
     int has_box;          /* seg_session_box was called: cuts take the box's route while it stands */
     int32_t box[4];
     gb_params net;        /* the energy of the network in the solver: opt.graph's, or the box's */

@@ -184,6 +184,13 @@ int gb_prior_update(gb_prior *pr, const uint8_t *seeds, const int32_t **changed)
  * sets them. */
 void gb_prior_pixel_terminals(const gb_prior *pr, int64_t i, const gb_models *models, int32_t seed_cap, int32_t *cs,
                               int32_t *ct);
+/* gb_prior_pixel_terminals for every pixel of the row spans span[2y] <=
+ * x < span[2y + 1] (those of gb_prior_update's *changed; NULL: every
+ * pixel), into cs[i] and ct[i] (width * height each; the other pixels'
+ * entries are left alone), on up to the params' threads when the spans
+ * are large. */
+void gb_prior_span_terminals(const gb_prior *pr, const int32_t *span, const gb_models *models, int32_t seed_cap,
+                             int32_t *cs, int32_t *ct);
 /* The foreground (bg 0) or background (bg 1) distances of the last
  * gb_prior_update; NULL before it or without the prior. */
 const float *gb_prior_distances(const gb_prior *pr, int bg);
