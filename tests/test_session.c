@@ -244,7 +244,7 @@ static void test_frozen_models_many_threads(void **state)
 
 /* The mask `flowcut segment` gives the session's photo and seeds (and its
  * box while there is no foreground seed): seg_segment, defaults. */
-static void expect_segment(seg_session *s, const int32_t *box, const char *what)
+static void expect_segment_lambda(seg_session *s, const int32_t *box, double lambda, const char *what)
 {
     size_t npx = (size_t)photo.width * photo.height;
     seg_cut_stats st;
@@ -254,6 +254,8 @@ static void expect_segment(seg_session *s, const int32_t *box, const char *what)
     seg_options o;
     seg_options_default(&o);
     o.solve.engine = MF_ENGINE_CPU;
+    if (lambda >= 0)
+        o.graph.lambda = lambda;
     seg_prompts *p = seg_prompts_new();
     if (box) {
         assert_int_equal(seg_prompts_set_box(p, box[0], box[1], box[2], box[3], &err), SEG_OK);
@@ -272,6 +274,11 @@ static void expect_segment(seg_session *s, const int32_t *box, const char *what)
            (long long)st.foreground);
     seg_prompts_free(p);
     free(want);
+}
+
+static void expect_segment(seg_session *s, const int32_t *box, const char *what)
+{
+    expect_segment_lambda(s, box, -1, what);
 }
 
 /* The prior's distances are updated edit by edit, not recomputed, and the
@@ -499,6 +506,89 @@ static void run_box_quick_cuts(mf_engine engine)
     /* undone: the previous box's route, then none */
     assert_int_equal(seg_session_undo(s), 1);
     expect_segment(s, box, "the move undone");
+    seg_session_close(s);
+}
+
+/* A random mix of boxes (drawn, moved), clicks, strokes, erasing over the
+ * box's outside, lambda changes, undo and redo: after each, the quick cut
+ * equals a fresh build of the session's network (the box's or the
+ * prior's) with its kept models, and the refined cut equals `flowcut
+ * segment` with the box that stands (seg_session_get_box), bit for bit. */
+static void test_box_random_edits(void **state)
+{
+    (void)state;
+    seg_session_options o;
+    seg_session_options_default(&o);
+    o.solve.engine = MF_ENGINE_CPU;
+    o.solve.threads = 2;
+    seg_session *s = NULL;
+    seg_error err = {0};
+    const int32_t w = photo.width, h = photo.height;
+    const size_t npx = (size_t)w * h;
+    assert_int_equal(seg_session_open(photo.data, w, h, NULL, &o, &s, &err), SEG_OK);
+    uint64_t rng = 11;
+    int boxes = 0, quick_box = 0;
+    for (int edit = 0; edit < 24; edit++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        const uint32_t r = (uint32_t)(rng >> 33);
+        const int32_t x = 40 + (int32_t)(r % 520), y = 30 + (int32_t)((r >> 10) % 340);
+        int kind = edit % 6 == 0 ? 0 : (int)((r >> 20) % 8);
+        char what[64];
+        snprintf(what, sizeof what, "edit %d, kind %d", edit, kind);
+        if (kind == 0) {
+            const int32_t bx = 20 + (int32_t)(r % 80), by = 10 + (int32_t)((r >> 7) % 60);
+            assert_int_equal(seg_session_box(s, bx, by, w - bx - 20 - (int32_t)((r >> 3) % 90),
+                                             h - by - 10 - (int32_t)((r >> 5) % 50)),
+                             SEG_OK);
+            boxes++;
+        } else if (kind <= 2) {
+            assert_int_equal(seg_session_click(s, x, y, kind == 1 ? GB_FOREGROUND : GB_BACKGROUND), SEG_OK);
+        } else if (kind == 3) {
+            assert_int_equal(seg_session_paint_line(s, r & 1 ? GB_BACKGROUND : GB_FOREGROUND, x, y, x + 40, y + 15, 3),
+                             SEG_OK);
+        } else if (kind == 4) { /* erasing across the frame: a box that stood no longer does */
+            assert_int_equal(seg_session_paint_line(s, GB_UNMARKED, 0, y, 30, y, 4), SEG_OK);
+        } else if (kind == 5) {
+            assert_int_equal(seg_session_set_lambda(s, r & 1 ? 50 : 70), SEG_OK);
+        } else if (kind == 6) {
+            seg_session_undo(s);
+        } else {
+            seg_session_redo(s);
+        }
+        if (kind <= 4)
+            assert_int_equal(seg_session_commit(s), SEG_OK);
+        int32_t box[4];
+        const int stands = seg_session_get_box(s, box);
+        seg_session_set_refit(s, 0);
+        seg_cut_stats st;
+        int rc = seg_session_cut(s, &st, &err);
+        if (rc == SEG_ERR_NEED_SEEDS)
+            continue; /* no foreground seed and no box: nothing to compare */
+        if (rc != SEG_OK)
+            fail_msg("%s: quick cut failed: %s", what, err.message);
+        if (s->models && s->dyn) { /* the network's cut: a fresh build with its kept models */
+            mf_graph g;
+            assert_int_equal(gb_build(photo.data, w, h, seg_session_labels(s), s->models, &s->net, &g, NULL), GB_OK);
+            mf_options mo;
+            mf_options_default(&mo);
+            mo.cut_only = 1;
+            mf_result res;
+            mf_error e = {0};
+            assert_int_equal(mf_solve_cpu(&g, &mo, &res, &e), MF_OK);
+            for (size_t i = 0; i < npx; i++)
+                if ((res.source_side[i] ? 255 : 0) != seg_session_mask(s)[i])
+                    fail_msg("%s: the quick cut differs from a fresh build at pixel %zu", what, i);
+            assert_true(res.flow_value == st.flow);
+            mf_result_free(&res);
+            mf_graph_free(&g);
+            quick_box += stands;
+        }
+        assert_int_equal(s->box_net, stands);
+        seg_session_set_refit(s, 1);
+        expect_segment_lambda(s, stands ? box : NULL, seg_session_lambda(s), what);
+    }
+    printf("boxes %d, quick cuts with a box %d\n", boxes, quick_box);
+    assert_true(boxes >= 3 && quick_box >= 5);
     seg_session_close(s);
 }
 
@@ -779,6 +869,7 @@ int main(void)
         cmocka_unit_test(test_session_equals_segment),
         cmocka_unit_test(test_prior_updates_equal_fresh_builds),
         cmocka_unit_test(test_box_quick_cuts),
+        cmocka_unit_test(test_box_random_edits),
         cmocka_unit_test(test_box_quick_cuts_gpu),
         cmocka_unit_test(test_cache_bytes),
         cmocka_unit_test(test_save_is_atomic),
