@@ -431,6 +431,29 @@ static void test_session_equals_segment(void **state)
     seg_session_close(s);
 }
 
+/* The session's last cut equals a fresh build of its network (its energy,
+ * the box's or the prior's, with the models it keeps) and a cold solve. */
+static void expect_network_cut(seg_session *s, const seg_cut_stats *st, const char *what)
+{
+    const size_t npx = (size_t)photo.width * photo.height;
+    mf_graph g;
+    assert_int_equal(gb_build(photo.data, photo.width, photo.height, seg_session_labels(s), s->models, &s->net, &g,
+                              NULL),
+                     GB_OK);
+    mf_options mo;
+    mf_options_default(&mo);
+    mo.cut_only = 1;
+    mf_result r;
+    mf_error e = {0};
+    assert_int_equal(mf_solve_cpu(&g, &mo, &r, &e), MF_OK);
+    for (size_t i = 0; i < npx; i++)
+        if ((r.source_side[i] ? 255 : 0) != seg_session_mask(s)[i])
+            fail_msg("%s: the quick cut differs from a fresh build at pixel %zu", what, i);
+    assert_true(r.flow_value == st->flow);
+    mf_result_free(&r);
+    mf_graph_free(&g);
+}
+
 /* After a box, the quick cut (refit off) keeps the box's network and
  * models: a click or stroke changes its own pixels' terminals and is
  * re-solved warm, the same cut as a fresh build of that network; the
@@ -476,21 +499,7 @@ static void run_box_quick_cuts(mf_engine engine)
         assert_int_equal(st.refitted, 0);
         assert_true(st.changed_pixels < (int64_t)npx / 20); /* the edit's own pixels */
         warm += st.warm;
-        /* the same cut as a fresh build of the box's network with the kept models */
-        mf_graph g;
-        assert_int_equal(gb_build(photo.data, w, h, seg_session_labels(s), s->models, &s->net, &g, NULL), GB_OK);
-        mf_options mo;
-        mf_options_default(&mo);
-        mo.cut_only = 1;
-        mf_result r;
-        mf_error e = {0};
-        assert_int_equal(mf_solve_cpu(&g, &mo, &r, &e), MF_OK);
-        for (size_t i = 0; i < npx; i++)
-            if ((r.source_side[i] ? 255 : 0) != seg_session_mask(s)[i])
-                fail_msg("%s: the quick cut differs from a fresh build at pixel %zu", what, i);
-        assert_true(r.flow_value == st.flow);
-        mf_result_free(&r);
-        mf_graph_free(&g);
+        expect_network_cut(s, &st, what); /* the box's network with the kept models */
         printf("%s, quick: total %.3f solve %.3f warm %d px %lld\n", what, st.total_seconds, st.solve_seconds,
                st.warm, (long long)st.changed_pixels);
         seg_session_set_refit(s, 1);
@@ -524,7 +533,6 @@ static void test_box_random_edits(void **state)
     seg_session *s = NULL;
     seg_error err = {0};
     const int32_t w = photo.width, h = photo.height;
-    const size_t npx = (size_t)w * h;
     assert_int_equal(seg_session_open(photo.data, w, h, NULL, &o, &s, &err), SEG_OK);
     uint64_t rng = 11;
     int boxes = 0, quick_box = 0;
@@ -566,21 +574,8 @@ static void test_box_random_edits(void **state)
             continue; /* no foreground seed and no box: nothing to compare */
         if (rc != SEG_OK)
             fail_msg("%s: quick cut failed: %s", what, err.message);
-        if (s->models && s->dyn) { /* the network's cut: a fresh build with its kept models */
-            mf_graph g;
-            assert_int_equal(gb_build(photo.data, w, h, seg_session_labels(s), s->models, &s->net, &g, NULL), GB_OK);
-            mf_options mo;
-            mf_options_default(&mo);
-            mo.cut_only = 1;
-            mf_result res;
-            mf_error e = {0};
-            assert_int_equal(mf_solve_cpu(&g, &mo, &res, &e), MF_OK);
-            for (size_t i = 0; i < npx; i++)
-                if ((res.source_side[i] ? 255 : 0) != seg_session_mask(s)[i])
-                    fail_msg("%s: the quick cut differs from a fresh build at pixel %zu", what, i);
-            assert_true(res.flow_value == st.flow);
-            mf_result_free(&res);
-            mf_graph_free(&g);
+        if (s->models && s->dyn) {
+            expect_network_cut(s, &st, what);
             quick_box += stands;
         }
         assert_int_equal(s->box_net, stands);
