@@ -375,6 +375,12 @@ static void *span_rows(void *arg)
     return NULL;
 }
 
+/* The pixels of row y's span (span NULL: the whole row). */
+static int32_t span_width(const int32_t *span, int32_t y, int32_t w)
+{
+    return !span ? w : span[2 * y + 1] > span[2 * y] ? span[2 * y + 1] - span[2 * y] : 0;
+}
+
 /* Spans under this many pixels are computed on the calling thread: a
  * thread's start costs about what a few thousand pixels do. */
 #define SPAN_PIXELS_PER_THREAD 65536
@@ -385,7 +391,7 @@ void gb_prior_span_terminals(const gb_prior *pr, const int32_t *span, const gb_m
     const int32_t w = pr->width, h = pr->height;
     int64_t total = 0;
     for (int32_t y = 0; y < h; y++)
-        total += span ? (span[2 * y + 1] > span[2 * y] ? span[2 * y + 1] - span[2 * y] : 0) : w;
+        total += span_width(span, y, w);
     int t = gb_threads(&pr->p);
     if ((int64_t)t > total / SPAN_PIXELS_PER_THREAD)
         t = (int)(total / SPAN_PIXELS_PER_THREAD);
@@ -398,8 +404,7 @@ void gb_prior_span_terminals(const gb_prior *pr, const int32_t *span, const gb_m
         jobs[k] = (span_job){pr, span, models, seed_cap, y, y, cs, ct};
         const int64_t goal = total * (k + 1) / t;
         while (y < h && (done < goal || k == t - 1)) {
-            done += span ? (span[2 * y + 1] > span[2 * y] ? span[2 * y + 1] - span[2 * y] : 0) : w;
-            y++;
+            done += span_width(span, y++, w);
         }
         jobs[k].y1 = y;
     }
@@ -426,8 +431,6 @@ int gb_prior_terminals(gb_prior *pr, const uint8_t *seeds, const gb_models *mode
     int rc = gb_prior_update(pr, seeds, NULL);
     if (rc)
         return rc;
-    const int64_t npx = (int64_t)pr->width * pr->height;
-    for (int64_t i = 0; i < npx; i++)
-        gb_prior_pixel_terminals(pr, i, models, seed_cap, &cs[i], &ct[i]);
+    gb_prior_span_terminals(pr, NULL, models, seed_cap, cs, ct);
     return GB_OK;
 }

@@ -409,6 +409,14 @@ static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, in
     return rc;
 }
 
+/* seg_segment's options for the session's energy and engine. */
+static void segment_options(const seg_session *s, seg_options *o)
+{
+    seg_options_default(o);
+    o->graph = s->opt.graph;
+    o->solve = s->opt.solve;
+}
+
 /* The box's models for the current seeds, as the box's route fits them
  * for its last cut (seg_job_begin: the box's first samples, its cuts at
  * half size, then the fit on the last of them at full size), so that the
@@ -423,9 +431,7 @@ static int fit_box_models(const seg_session *s, gb_models **m, seg_error *err)
         return rc > 0 ? seg_fail(err, SEG_ERR_NEED_SEEDS, "%s", SEG_NO_BACKGROUND_SAMPLE)
                       : seg_fail(err, SEG_ERR_NOMEM, "out of memory");
     seg_options o;
-    seg_options_default(&o);
-    o.graph = s->opt.graph;
-    o.solve = s->opt.solve;
+    segment_options(s, &o);
     seg_times times = {0};
     rc = seg_box_coarse(s->rgb, s->width, s->height, s->labels, ml, &o, &times, &done, err);
     if (!rc && !done)
@@ -588,9 +594,7 @@ static int update_terminals(seg_session *s, int all, const int32_t *span, seg_cu
 static int cut_box(seg_session *s, seg_cut_stats *st, double t0, seg_error *err)
 {
     seg_options o;
-    seg_options_default(&o);
-    o.graph = s->opt.graph;
-    o.solve = s->opt.solve;
+    segment_options(s, &o);
     seg_prompts *p = seg_prompts_new();
     if (!p)
         return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
@@ -719,50 +723,42 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         st->update_seconds = (tp - t0) + (seg_now() - t1);
         unchanged = s->cut_valid && !st->changed_pixels;
     }
-    double t2 = seg_now();
-    if (unchanged) {
-        /* no capacity moved since the last cut (a refine whose models came
-         * out the same, an undone edit redone): the same network, the same
-         * canonical cut, and a solve would only disturb the kept flow */
-        st->warm = 1;
-        st->flow = s->last_flow;
-        st->foreground = s->last_fg;
-        st->engine = mf_dynamic_engine(s->dyn);
-        snprintf(st->device, sizeof st->device, "%s", s->last_device);
-        st->total_seconds = seg_now() - t0;
-        s->dirty[0] = s->dirty[2] = 0;
-        s->last_quick = !s->opt.refit;
-        return SEG_OK;
+    /* no capacity moved since the last cut (a refine whose models came out
+     * the same, an undone edit redone): the same network, the same canonical
+     * cut, and a solve would only disturb the kept flow */
+    st->warm = 1;
+    if (!unchanged) {
+        double t2 = seg_now();
+        s->cut_valid = 0;
+        mf_result res;
+        rc = mf_dynamic_solve(s->dyn, &res, &e);
+        if (rc) {
+            drop_network(s); /* the next cut starts afresh */
+            return seg_fail(err, SEG_ERR_SOLVE, "solve: %s", e.message);
+        }
+        st->solve_seconds = seg_now() - t2;
+        /* source_side holds 0 or 1: branch-free loops the compiler vectorises */
+        const uint8_t *side = res.source_side;
+        int64_t fg = 0;
+        for (int64_t i = 0; i < s->npx; i++)
+            s->mask[i] = (uint8_t)(0u - side[i]);
+        for (int64_t i = 0; i < s->npx; i++)
+            fg += side[i];
+        s->last_flow = res.flow_value;
+        s->last_fg = fg;
+        snprintf(s->last_device, sizeof s->last_device, "%s", res.stats.device_name);
+        s->cut_valid = 1;
+        st->warm = res.stats.warm;
+        if (!st->changed_arcs)
+            st->changed_arcs = res.stats.changed_arcs;
+        mf_result_free(&res);
     }
-    s->cut_valid = 0;
-    mf_result res;
-    rc = mf_dynamic_solve(s->dyn, &res, &e);
-    if (rc) {
-        drop_network(s); /* the next cut starts afresh */
-        return seg_fail(err, SEG_ERR_SOLVE, "solve: %s", e.message);
-    }
-    st->solve_seconds = seg_now() - t2;
     s->dirty[0] = s->dirty[2] = 0;
     s->last_quick = !s->opt.refit;
-    /* source_side holds 0 or 1: branch-free loops the compiler vectorises */
-    const uint8_t *side = res.source_side;
-    int64_t fg = 0;
-    for (int64_t i = 0; i < s->npx; i++)
-        s->mask[i] = (uint8_t)(0u - side[i]);
-    for (int64_t i = 0; i < s->npx; i++)
-        fg += side[i];
-    st->foreground = fg;
-    s->last_flow = res.flow_value;
-    s->last_fg = fg;
-    s->cut_valid = 1;
-    st->warm = res.stats.warm;
-    st->flow = res.flow_value;
-    st->engine = res.stats.engine_used;
-    if (!st->changed_arcs)
-        st->changed_arcs = res.stats.changed_arcs;
-    snprintf(st->device, sizeof st->device, "%s", res.stats.device_name);
-    snprintf(s->last_device, sizeof s->last_device, "%s", res.stats.device_name);
-    mf_result_free(&res);
+    st->flow = s->last_flow;
+    st->foreground = s->last_fg;
+    st->engine = mf_dynamic_engine(s->dyn);
+    snprintf(st->device, sizeof st->device, "%s", s->last_device);
     st->total_seconds = seg_now() - t0;
     return SEG_OK;
 }
