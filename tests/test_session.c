@@ -176,6 +176,16 @@ static void frozen_models(int threads, int want_warm)
     assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, seed_labels, &o, &s, &err), SEG_OK);
     seg_cut_stats st;
     assert_int_equal(seg_session_cut(s, &st, &err), SEG_OK);
+    /* the first answer is cut-only; a refined cut (the page's next
+     * request) keeps its flow for the repairs, the models unchanged */
+    assert_int_equal(seg_session_refine_pending(s), want_warm);
+    const int64_t first_flow = st.flow;
+    seg_session_set_refit(s, 1);
+    assert_int_equal(seg_session_cut(s, &st, &err), SEG_OK);
+    seg_session_set_refit(s, 0);
+    assert_int_equal(st.refitted, 0);
+    assert_int_equal(st.flow, first_flow);
+    assert_int_equal(seg_session_refine_pending(s), 0);
     gb_params p = o.graph;
     gb_models *frozen = NULL;
     assert_int_equal(gb_models_fit(photo.data, photo.width, photo.height, seed_labels, &p, &frozen), GB_OK);
@@ -209,6 +219,35 @@ static void test_frozen_models_many_threads(void **state)
 {
     (void)state;
     frozen_models(4, 0);
+}
+
+/* Without the refined cut in between, the first quick cut after the
+ * cut-only answer solves cold and keeps its flow, and the next is warm:
+ * the same masks either way. */
+static void test_quick_cut_keeps_first_flow(void **state)
+{
+    (void)state;
+    seg_session_options o;
+    seg_session_options_default(&o);
+    o.solve.engine = MF_ENGINE_CPU;
+    o.solve.threads = 1;
+    o.refit = 0;
+    o.graph.geodesic = 0;
+    reference_geodesic = 0;
+    seg_session *s = NULL;
+    seg_error err = {0};
+    assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, seed_labels, &o, &s, &err), SEG_OK);
+    gb_models *frozen = NULL;
+    assert_int_equal(gb_models_fit(photo.data, photo.width, photo.height, seed_labels, &o.graph, &frozen), GB_OK);
+    expect_reference(s, frozen, "first answer", 0);
+    assert_int_equal(seg_session_refine_pending(s), 1);
+    assert_int_equal(seg_session_paint_line(s, GB_FOREGROUND, 300, 180, 380, 200, 4), SEG_OK);
+    expect_reference(s, frozen, "first quick cut", 0);
+    assert_int_equal(seg_session_paint_line(s, GB_BACKGROUND, 520, 40, 580, 300, 4), SEG_OK);
+    expect_reference(s, frozen, "second quick cut", 1);
+    gb_models_free(frozen);
+    seg_session_close(s);
+    reference_geodesic = -1;
 }
 
 /* The prior's distances are updated edit by edit, not recomputed, and the
@@ -280,7 +319,7 @@ static void test_prior_updates_equal_fresh_builds(void **state)
         int64_t flow;
         reference_mask(seg_session_labels(s), kept, p.lambda, want, &flow);
         if (memcmp(want, seg_session_mask(s), npx) || flow != st.flow)
-            fail_msg("%s: the quick cut differs from a fresh build with the kept models", what);
+            fail_msg("%s: the quick cut differs from a fresh build with the kept models (flow %lld vs %lld, mask %d)", what, (long long)st.flow, (long long)flow, memcmp(want, seg_session_mask(s), npx) != 0);
         free(want);
         /* the refined cut: models re-fitted, as segment fits them */
         seg_session_set_refit(s, 1);
@@ -619,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_strokes_match_fresh_solves_gpu),
         cmocka_unit_test(test_frozen_models),
         cmocka_unit_test(test_frozen_models_many_threads),
+        cmocka_unit_test(test_quick_cut_keeps_first_flow),
         cmocka_unit_test(test_session_equals_segment),
         cmocka_unit_test(test_prior_updates_equal_fresh_builds),
         cmocka_unit_test(test_cache_bytes),

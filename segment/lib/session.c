@@ -43,6 +43,7 @@ static int seed_arcs(const seg_session *s)
 static void drop_network(seg_session *s)
 {
     s->cut_valid = 0;
+    s->keep_pending = 0;
     mf_dynamic_destroy(s->dyn);
     s->dyn = NULL;
     gb_models_free(s->models);
@@ -355,6 +356,8 @@ void seg_session_set_refit(seg_session *s, int refit) { s->opt.refit = refit != 
 
 int seg_session_models_stale(const seg_session *s) { return s->dyn && s->models_stale; }
 
+int seg_session_refine_pending(const seg_session *s) { return s->dyn && (s->models_stale || s->keep_pending); }
+
 int seg_session_set_lambda(seg_session *s, double lambda)
 {
     if (!(lambda >= 0) || lambda > 1e6)
@@ -512,9 +515,17 @@ static int build_fresh(seg_session *s, seg_error *err)
     if (rc)
         return seg_fail(err, SEG_ERR_SOLVE, "solver: %s", e.message);
     mf_graph_free(&s->graph); /* the solver holds its own copy */
-    /* the first solve keeps its flow for warm re-solves when the cuts to
-     * come keep the models (see seg_session_cut) */
-    mf_dynamic_set_cold_fraction(s->dyn, s->opt.refit || !warm_pays(s) ? 0 : cold_fraction);
+    /* The quick cuts to come (refit off) repair a kept flow. On the GPU the
+     * first solve keeps it. On the CPU keeping it costs a cold solve about
+     * twice as much again (3 Mpx: the box's answer in the page took 3.1 to
+     * 4.1 s instead of 2.1 to 2.4; docs/benchmarks.md), so the first
+     * answer is cut-only and the next cut keeps the flow: a refined one
+     * (seg_session_refine_pending, which the web UI sends while the user
+     * looks at the answer) or else the next quick one. */
+    const int keep = !s->opt.refit && warm_pays(s) && cold_fraction > 0;
+    const int defer = keep && mf_dynamic_engine(s->dyn) == MF_ENGINE_CPU;
+    mf_dynamic_set_cold_fraction(s->dyn, keep && !defer ? cold_fraction : 0);
+    s->keep_pending = defer;
     /* a prior edit changes the terminals of a few to some tens of percent
      * of the pixels; the local repair settles those in a fifth to a half
      * of the paths' time (docs/benchmarks.md), so paths only past half */
@@ -719,9 +730,14 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
             fraction = s->last_quick && cold_fraction > 0 ? 1e-12 : 0;
         else if (cold_fraction > 0 && cold_fraction < 1)
             fraction = warm_fraction(s);
+        /* a refined cut keeps the flow the first answer did not */
+        if (s->keep_pending && s->opt.refit && fraction <= 0)
+            fraction = 1e-12;
         mf_dynamic_set_cold_fraction(s->dyn, fraction);
         st->update_seconds = (tp - t0) + (seg_now() - t1);
-        unchanged = s->cut_valid && !st->changed_pixels;
+        unchanged = s->cut_valid && !st->changed_pixels && !(s->keep_pending && s->opt.refit);
+        if (fraction > 0)
+            s->keep_pending = 0; /* this solve keeps its flow */
     }
     /* no capacity moved since the last cut (a refine whose models came out
      * the same, an undone edit redone): the same network, the same canonical

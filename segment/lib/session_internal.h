@@ -37,6 +37,7 @@ struct seg_session {
     int rebuild;          /* lambda changed: the next cut builds afresh */
     int models_stale;     /* seeds changed since the models were fitted */
     int last_quick;       /* the last cut kept the models (refit off) */
+    int keep_pending;     /* the network's solve kept no flow for the quick cuts' repairs */
     int cut_valid;        /* the mask, last_flow and last_fg are the network's cut */
     int64_t last_flow, last_fg;
     char last_device[128];

@@ -12,7 +12,8 @@
  *   POST /api/box      "X Y W H": everything outside the rectangle is background
  *                      (`flowcut segment --box`), re-cut as a stroke is
  *   POST /api/refine   re-fit the models on the seeds and re-cut: the mask of
- *                      `flowcut segment` (the page asks after each edit)
+ *                      `flowcut segment` (the page asks after each edit whose
+ *                      state says "refine": seg_session_refine_pending)
  *   POST /api/undo, /api/redo, /api/lambda "VALUE", /api/save "mask [cutout] [seeds]"
  *                      (save refines first)
  * Every request carries the token (query ?token= or header X-Flowcut-Token);
@@ -153,7 +154,7 @@ static void state_json(ui_app *s, ui_reply *r)
              seg_session_can_redo(s->cfg.session) ? "true" : "false", s->have_cut ? "true" : "false", msg,
              (long long)st->foreground, (long long)st->flow, st->warm ? "true" : "false",
              st->engine == MF_ENGINE_GPU ? "gpu" : "cpu", st->total_seconds, st->solve_seconds,
-             (long long)st->changed_pixels, seg_session_models_stale(s->cfg.session) ? "true" : "false",
+             (long long)st->changed_pixels, seg_session_refine_pending(s->cfg.session) ? "true" : "false",
              seg_prompts_radius(seg_session_width(s->cfg.session), seg_session_height(s->cfg.session)));
     /* [x, y, label] for a click, [x, y, w, h] for a box, oldest first */
     int first = 1;
@@ -522,7 +523,7 @@ void ui_app_handle(ui_app *s, const char *method, const char *url, const char *t
     case 3: bad = lambda(s, copy); break;
     case 4: save(s, copy, r); free(copy); return;
     case 5:
-        if (seg_session_models_stale(s->cfg.session))
+        if (seg_session_refine_pending(s->cfg.session))
             recut(s);
         break;
     case 6: bad = click(s, copy); break;

@@ -356,6 +356,11 @@ void seg_session_set_refit(seg_session *s, int refit);
 /* 1 when the seeds changed since the models were last fitted (a cut with
  * refit on would re-fit them). */
 int seg_session_models_stale(const seg_session *s);
+/* 1 when a cut with refit on has work for the quick cuts to come: the
+ * models are stale, or the last solve kept no flow for their warm repair
+ * (a new network's first answer on the CPU is cut-only, its fastest). The
+ * web UI sends such a cut after each quick answer, while the user looks. */
+int seg_session_refine_pending(const seg_session *s);
 
 typedef struct seg_cut_stats {
     double total_seconds;   /* the whole seg_session_cut call */
