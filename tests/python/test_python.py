@@ -271,8 +271,10 @@ class TestSession(unittest.TestCase):
             st = s.cut()
             self.assertFalse(st["refitted"])
             self.assertGreater(st["changed_pixels"], 0)
+            self.assertTrue(s.refine_pending)  # the models are stale
             s.set_refit(True)  # then refined: models re-fitted, as segment fits them
             s.cut()
+            self.assertFalse(s.refine_pending)
             seeds = s.seeds
             self.assertEqual(int((seeds != labels).sum()) > 0, True)
             self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, seeds, **classic)))

@@ -311,6 +311,7 @@ seg_session_set_all_labels = _fn("seg_session_set_all_labels", ctypes.c_int, vp,
 seg_session_set_lambda = _fn("seg_session_set_lambda", ctypes.c_int, vp, ctypes.c_double)
 seg_session_lambda = _fn("seg_session_lambda", ctypes.c_double, vp)
 seg_session_set_refit = _fn("seg_session_set_refit", None, vp, ctypes.c_int)
+seg_session_refine_pending = _fn("seg_session_refine_pending", ctypes.c_int, vp)
 seg_session_cut = _fn("seg_session_cut", ctypes.c_int, vp, P(CutStats), P(SegError))
 seg_session_mask = _fn("seg_session_mask", c_u8p, vp)
 seg_session_labels = _fn("seg_session_labels", c_u8p, vp)

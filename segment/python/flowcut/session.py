@@ -131,7 +131,17 @@ class Session(_Owned):
             raise ValueError("lambda needs a number in [0, 100000]")
 
     def set_refit(self, refit):
+        """Off, a cut keeps the colour models and changes only the edited
+        pixels (the quick answer); on, it re-fits them as segment() does."""
         _lib.seg_session_set_refit(self._live(), 1 if refit else 0)
+
+    @property
+    def refine_pending(self):
+        """True when a cut with refit on has work for the quick cuts to come:
+        the models are stale, or the last answer kept no flow for their warm
+        repair. An interactive front end makes that cut while the user looks
+        at the quick answer."""
+        return bool(_lib.seg_session_refine_pending(self._live()))
 
     def cut(self):
         """Brings the mask up to date (warm when it can); returns its stats.
