@@ -324,6 +324,38 @@ static void test_border_yields_to_a_touching_object(void **state)
     assert_true(fabsf(db[0] - 0.2f) < 1e-6f);
 }
 
+/* A side of the frame that a foreground seed touches starts no background
+ * distance, however far the rest of that side lies from the seeds in
+ * colour edges (gb_frame_sides); the other sides still do. */
+static void test_border_yields_to_a_touched_side(void **state)
+{
+    (void)state;
+    enum { W = 40, H = 20 };
+    uint8_t rgb[W * H * 3], seeds[W * H] = {0};
+    float df[W * H], db[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) /* stripes: an edge every other column */
+            memset(rgb + 3 * (y * W + x), x % 2 ? 60 : 200, 3);
+    seeds[10 * W + 20] = GB_FOREGROUND;
+    assert_int_equal(gb_frame_sides(seeds, W, H), 0u);
+    assert_int_equal(gb_geodesic(rgb, W, H, seeds, 8, 1.0 / 3000, 0.2, 1, df, db, NULL), GB_OK);
+    assert_true(df[10 * W] > 0.5f); /* edges between the seed and the left side */
+    assert_true(fabsf(db[10 * W] - 0.2f) < 1e-6f);
+    for (int x = 0; x <= 20; x++) /* a stroke to the left side */
+        seeds[10 * W + x] = GB_FOREGROUND;
+    assert_int_equal(gb_frame_sides(seeds, W, H), (unsigned)GB_SIDE_LEFT);
+    assert_int_equal(gb_geodesic(rgb, W, H, seeds, 8, 1.0 / 3000, 0.2, 1, df, db, NULL), GB_OK);
+    for (int y = 0; y < H; y++) /* the left side starts nothing: reached from the right */
+        assert_true(db[y * W] > 0.2f);
+    for (int y = 0; y < H; y++)
+        assert_true(fabsf(db[y * W + W - 1] - 0.2f) < 1e-6f);
+    assert_true(fabsf(db[30] - 0.2f) < 1e-6f); /* the top row away from the stroke still does */
+    assert_int_equal(gb_on_sides(0, 7, W, H, 1, GB_SIDE_LEFT), 1);
+    assert_int_equal(gb_on_sides(1, 7, W, H, 1, GB_SIDE_LEFT), 0);
+    assert_int_equal(gb_on_sides(1, 7, W, H, 2, GB_SIDE_LEFT), 1);
+    assert_int_equal(gb_on_sides(5, H - 1, W, H, 1, GB_SIDE_LEFT | GB_SIDE_BOTTOM), 1);
+}
+
 /* Flood fill of the mask from the foreground seeds (conn-connected). */
 static int32_t reachable(const uint8_t *fg, const uint8_t *seeds, int32_t w, int32_t h, int conn)
 {
@@ -638,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_prior_decides_unseen_colours),
         cmocka_unit_test(test_border_is_a_background_stroke),
         cmocka_unit_test(test_border_yields_to_a_touching_object),
+        cmocka_unit_test(test_border_yields_to_a_touched_side),
         cmocka_unit_test(test_star_keeps_foreground_connected),
         cmocka_unit_test(test_prior_updates_equal_fresh_scans),
         cmocka_unit_test(test_models_sample_near_seeds),

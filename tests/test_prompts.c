@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "flowcut/images.h"
 #include "flowcut/segment.h"
 #include "seg_internal.h" /* seg_model_labels */
 
@@ -253,23 +254,24 @@ static void test_segment_from_prompts(void **state)
     assert_int_equal(mask[34 * W + 40], 0);
     assert_int_equal(mask[30 * W + 60], 255);
 
-    /* foreground seeds over the whole border band: nothing stands in for the
-     * background, and the refusal says so (not a model failure) */
+    /* foreground strokes that touch every side of the frame (a cross): no
+     * side stands in for the background, and the refusal says so (not a
+     * model failure) */
     {
         uint8_t labels[W * H];
         for (int i = 0; i < W * H; i++)
-            labels[i] = GB_FOREGROUND;
+            labels[i] = i / W == H / 2 || i % W == W / 2 ? GB_FOREGROUND : GB_UNMARKED;
         seg_options plain;
         seg_options_default(&plain);
         assert_int_equal(seg_segment(rgb, W, H, labels, 1, &plain, mask, NULL, &err), SEG_ERR_NEED_SEEDS);
-        assert_non_null(strstr(err.message, "border is all foreground"));
+        assert_non_null(strstr(err.message, "touch every side"));
         seg_session *ss = NULL;
         seg_session_options so;
         seg_session_options_default(&so);
         so.solve.engine = MF_ENGINE_CPU;
         assert_int_equal(seg_session_open(rgb, W, H, labels, &so, &ss, &err), SEG_OK);
         assert_int_equal(seg_session_cut(ss, NULL, &err), SEG_ERR_NEED_SEEDS);
-        assert_non_null(strstr(err.message, "border is all foreground"));
+        assert_non_null(strstr(err.message, "touch every side"));
         seg_session_close(ss);
     }
 
@@ -321,6 +323,50 @@ static void test_close_up_keeps_the_frame(void **state)
     free(rgb);
 }
 
+/* A close-up photo (tests/data/chelsea-close-up.png: the cat's face runs
+ * into the top, left and bottom of the frame, the background is on the
+ * right). Fur is a colour edge every few pixels, so the frame lies far
+ * from the foreground strokes in edges crossed, and the border cuts the
+ * face off short of it. Strokes painted to the frame make those sides the
+ * object's: the face keeps the frame there (as with --border off), and
+ * the right side, untouched, stays background. */
+static void test_strokes_to_the_frame(void **state)
+{
+    (void)state;
+    img_image photo = {0}, seeds[2] = {{0}};
+    img_error ie = {0};
+    assert_int_equal(img_load_rgb(FLOWCUT_TEST_DATA_DIR "/chelsea-close-up.png", 0, &photo, &ie), IMG_OK);
+    assert_int_equal(img_load_labels(FLOWCUT_TEST_DATA_DIR "/chelsea-close-up-short.png", 0, &seeds[0], &ie), IMG_OK);
+    assert_int_equal(img_load_labels(FLOWCUT_TEST_DATA_DIR "/chelsea-close-up-frame.png", 0, &seeds[1], &ie), IMG_OK);
+    const int32_t w = photo.width, h = photo.height;
+    uint8_t *mask = malloc((size_t)w * h);
+    assert_non_null(mask);
+    int64_t frame[2], right[2];
+    for (int k = 0; k < 2; k++) {
+        seg_options o;
+        seg_options_default(&o);
+        seg_error err = {0};
+        assert_int_equal(seg_segment(photo.data, w, h, seeds[k].data, 1, &o, mask, NULL, &err), SEG_OK);
+        frame[k] = right[k] = 0;
+        for (int32_t x = 0; x < w; x++) /* the top and bottom rows */
+            frame[k] += (mask[x] == 255) + (mask[(int64_t)(h - 1) * w + x] == 255);
+        for (int32_t y = 0; y < h; y++) {
+            frame[k] += mask[(int64_t)y * w] == 255;
+            right[k] += mask[(int64_t)y * w + w - 1] == 255;
+        }
+        printf("strokes %s the frame: %lld frame pixels foreground, %lld on the right side\n",
+               k ? "to" : "short of", (long long)frame[k], (long long)right[k]);
+    }
+    /* of the 526 pixels of the three sides, the face covers about 460 */
+    if (frame[1] < 400 || frame[0] > frame[1] / 2 || right[0] || right[1])
+        fail_msg("frame pixels kept: %lld with the strokes to the frame, %lld short of it; right side %lld, %lld",
+                 (long long)frame[1], (long long)frame[0], (long long)right[1], (long long)right[0]);
+    free(mask);
+    img_free(&photo);
+    img_free(&seeds[0]);
+    img_free(&seeds[1]);
+}
+
 /* Prompts and the same labels given as a seed image cut alike, bit for bit. */
 static void test_prompts_equal_seed_image(void **state)
 {
@@ -353,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_segment_from_prompts),
         cmocka_unit_test(test_prompts_equal_seed_image),
         cmocka_unit_test(test_close_up_keeps_the_frame),
+        cmocka_unit_test(test_strokes_to_the_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -479,14 +479,39 @@ static int64_t scan_pass(scan_ctx *c, int backward)
     return ws[0].changed;
 }
 
+unsigned gb_frame_sides(const uint8_t *seeds, int32_t width, int32_t height)
+{
+    unsigned sides = 0;
+    if (!seeds || width < 1 || height < 1)
+        return 0;
+    const uint8_t *last = seeds + (int64_t)(height - 1) * width;
+    for (int32_t x = 0; x < width; x++) {
+        sides |= seeds[x] == GB_FOREGROUND ? GB_SIDE_TOP : 0;
+        sides |= last[x] == GB_FOREGROUND ? GB_SIDE_BOTTOM : 0;
+    }
+    for (int32_t y = 0; y < height; y++) {
+        sides |= seeds[(int64_t)y * width] == GB_FOREGROUND ? GB_SIDE_LEFT : 0;
+        sides |= seeds[(int64_t)y * width + width - 1] == GB_FOREGROUND ? GB_SIDE_RIGHT : 0;
+    }
+    return sides;
+}
+
+int gb_on_sides(int32_t x, int32_t y, int32_t width, int32_t height, int32_t band, unsigned sides)
+{
+    return ((sides & GB_SIDE_TOP) && y < band) || ((sides & GB_SIDE_BOTTOM) && y >= height - band) ||
+           ((sides & GB_SIDE_LEFT) && x < band) || ((sides & GB_SIDE_RIGHT) && x >= width - band);
+}
+
 /* Distances from the pixels labelled `which` (unseeded border pixels start
- * at `border` unless it is negative). */
+ * at `border` unless it is negative, except on the sides a foreground seed
+ * touches and near the foreground seeds). */
 static void scan_init(scan_ctx *c, uint8_t which, double border)
 {
     const int32_t w = c->w, h = c->h;
     const uint8_t *seeds = c->seeds;
     const float at_border = border >= 0 ? (float)border : INFINITY;
     const float *near = c->near_fg; /* border pixels this near the foreground start nothing */
+    const unsigned sides = at_border < INFINITY ? gb_frame_sides(seeds, w, h) : 0;
     for (int32_t y = 0; y < h; y++) {
         /* unseeded pixels: the border's start on the top and bottom rows,
          * and in the first and last columns (set after the loop, which
@@ -503,6 +528,12 @@ static void scan_init(scan_ctx *c, uint8_t which, double border)
             int edge_row = y == 0 || y == h - 1;
             for (int32_t x = 0; x < w; x++)
                 if ((edge_row || x == 0 || x == w - 1) && sr[x] == GB_UNMARKED && nr[x] <= (float)GB_BORDER_FG_GAP)
+                    dr[x] = INFINITY;
+        }
+        if (sides) {
+            int edge_row = y == 0 || y == h - 1;
+            for (int32_t x = 0; x < w; x++)
+                if ((edge_row || x == 0 || x == w - 1) && sr[x] == GB_UNMARKED && gb_on_sides(x, y, w, h, 1, sides))
                     dr[x] = INFINITY;
         }
         if (c->parent)

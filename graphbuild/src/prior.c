@@ -33,6 +33,7 @@ struct gb_prior {
     uint8_t *seeds;    /* the seeds the distances are for */
     int ready;         /* distances computed for seeds */
     float *edge_fg;    /* the foreground distances of the border pixels before an update */
+    unsigned sides;    /* gb_frame_sides of seeds: no border start there */
     int32_t *changed;  /* per row [lo, hi): pixels whose terminals may have moved at the last update */
     int32_t *span[4];  /* per row [lo, hi): work */
 };
@@ -142,7 +143,8 @@ static inline float start_value(const gb_prior *pr, int bg, int64_t p, int32_t x
     if (s == which)
         return 0.0f;
     if (s != GB_UNMARKED || !bg || pr->p.border < 0 ||
-        !(y == 0 || y == pr->height - 1 || x == 0 || x == pr->width - 1))
+        !(y == 0 || y == pr->height - 1 || x == 0 || x == pr->width - 1) ||
+        gb_on_sides(x, y, pr->width, pr->height, 1, pr->sides))
         return INFINITY;
     return pr->dist[0][p] <= (float)GB_BORDER_FG_GAP ? INFINITY : (float)pr->p.border;
 }
@@ -296,10 +298,15 @@ static void update_distances(gb_prior *pr, const int32_t *base)
      * distance crossed the gap */
     int32_t *bg_base = pr->span[1];
     memcpy(bg_base, base, sizeof(int32_t) * 2 * (size_t)h);
+    /* and on a side a foreground seed came to touch or left */
+    const unsigned sides = gb_frame_sides(pr->seeds, w, h), moved = sides ^ pr->sides;
+    pr->sides = sides;
     for (int64_t k = 0; k < ne; k++) {
         int64_t p = edge_pixel(pr, k);
-        if ((pr->edge_fg[k] <= (float)GB_BORDER_FG_GAP) != (pr->dist[0][p] <= (float)GB_BORDER_FG_GAP))
-            span_add(bg_base, (int32_t)(p / w), (int32_t)(p % w), (int32_t)(p % w) + 1);
+        const int32_t x = (int32_t)(p % w), y = (int32_t)(p / w);
+        if ((pr->edge_fg[k] <= (float)GB_BORDER_FG_GAP) != (pr->dist[0][p] <= (float)GB_BORDER_FG_GAP) ||
+            (moved && gb_on_sides(x, y, w, h, 1, moved)))
+            span_add(bg_base, y, x, x + 1);
     }
     region_update(pr, 1, bg_base);
 }
@@ -317,6 +324,7 @@ int gb_prior_update(gb_prior *pr, const uint8_t *seeds, const int32_t **changed)
         memcpy(pr->seeds, seeds, (size_t)w * (size_t)h);
         for (int32_t y = 0; y < h; y++)
             span_add(pr->changed, y, 0, w);
+        pr->sides = gb_frame_sides(pr->seeds, w, h);
         if (pr->p.geodesic > 0)
             rc = gb_geodesic_scan(pr->cost, w, h, pr->seeds, pr->p.connectivity, pr->p.border, gb_threads(&pr->p),
                                   pr->dist[0], pr->dist[1], NULL, pr->stage[0], pr->stage[1]);

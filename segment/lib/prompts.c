@@ -295,11 +295,12 @@ int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const
     if (!m)
         return -1;
     memcpy(m, labels, (size_t)npx);
-    if (!nbg) {
-        int32_t b = seg_border_band(width, height);
+    if (!nbg) { /* the band along the sides no foreground seed touches */
+        const int32_t b = seg_border_band(width, height);
+        const unsigned open = ~gb_frame_sides(labels, width, height) & 15u;
         for (int32_t y = 0; y < height; y++)
             for (int32_t x = 0; x < width; x++)
-                if ((x < b || y < b || x >= width - b || y >= height - b) && m[(size_t)y * width + x] == GB_UNMARKED)
+                if (gb_on_sides(x, y, width, height, b, open) && m[(size_t)y * width + x] == GB_UNMARKED)
                     m[(size_t)y * width + x] = GB_BACKGROUND;
     }
     if (box) {
@@ -327,7 +328,7 @@ int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const
         *box_route = 1;
     }
     if (!nbg && !memchr(m, GB_BACKGROUND, (size_t)npx)) {
-        free(m); /* the whole band is foreground seeds: nothing stands in */
+        free(m); /* foreground seeds on every side or the whole band: nothing stands in */
         return 1;
     }
     *out = m;

@@ -23,9 +23,10 @@ const char *seg_colour_name(const uint8_t rgb[3]);
 
 /* The labels the colour models are first fitted on, for every front end
  * alike (segment, batch, the session): without background seeds, the
- * unmarked pixels of the photo's border band (seg_border_band wide) are
- * background samples (soft: not hard seeds, so an object touching the
- * frame can still keep it); with a box (x, y, w, h; NULL: none), the
+ * unmarked pixels of the photo's border band (seg_border_band wide) along
+ * the sides no foreground seed touches (gb_frame_sides) are background
+ * samples (soft: not hard seeds, so an object touching the frame can
+ * still keep it); with a box (x, y, w, h; NULL: none), the
  * unmarked pixels of the box's inside less SEG_BOX_SAMPLE_MARGIN of its
  * width and height on each side are foreground samples beside the
  * foreground seeds (the box's outside is background already) and
@@ -33,12 +34,12 @@ const char *seg_colour_name(const uint8_t rgb[3]);
  * on its cuts, the seeds hard constraints).
  * *out is NULL when the seeds have both regions and there is no box (fit
  * on the labels themselves), else malloc'ed (the caller frees it). -1 when out of
- * memory, 1 when there is no background seed and the border band is all
- * foreground seeds (nothing can stand in). */
+ * memory, 1 when there is no background seed and foreground seeds touch
+ * every side or cover the band (nothing can stand in). */
 int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const int32_t *box, uint8_t **out,
                      int *box_route);
 int32_t seg_border_band(int32_t width, int32_t height);
 #define SEG_NO_BACKGROUND_SAMPLE \
-    "no background seed, and the photo's border is all foreground seeds: mark some background"
+    "no background seed, and foreground seeds touch every side of the photo: mark some background"
 
 #endif

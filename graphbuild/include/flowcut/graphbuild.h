@@ -60,6 +60,16 @@ const char *gb_strerror(int code);
 /* Seed label values of a seed map: */
 enum { GB_UNMARKED = 0, GB_FOREGROUND = 1, GB_BACKGROUND = 2 };
 
+/* The sides of the photo's frame on which a foreground seed lies. Such a
+ * side is the object's, not background: a close-up's object runs into the
+ * frame there, and a stroke painted to the frame says so. The border
+ * stands in for background seeds (gb_params.border, and the colour
+ * samples where no background is seeded) on the other sides only. */
+enum { GB_SIDE_TOP = 1, GB_SIDE_BOTTOM = 2, GB_SIDE_LEFT = 4, GB_SIDE_RIGHT = 8 };
+unsigned gb_frame_sides(const uint8_t *seeds, int32_t width, int32_t height);
+/* Whether pixel (x, y) lies within `band` pixels of one of the sides. */
+int gb_on_sides(int32_t x, int32_t y, int32_t width, int32_t height, int32_t band, unsigned sides);
+
 typedef enum { GB_MODEL_GMM = 0, GB_MODEL_HIST = 1 } gb_model_kind;
 
 typedef struct gb_params {
@@ -79,7 +89,9 @@ typedef struct gb_params {
                            * geodesic * (1 - r) */
     double border;        /* the photo's border counts as a background
                            * stroke at this geodesic distance (in colour
-                           * edges crossed; default 0.2); negative: not */
+                           * edges crossed; default 0.2), except on the
+                           * sides a foreground seed touches
+                           * (gb_frame_sides); negative: not */
     int star;             /* 1: geodesic star convexity around the
                            * foreground seeds (a foreground pixel's parent
                            * on its shortest path is foreground: capacity
