@@ -35,7 +35,8 @@
       "                        geodesically nearer (default 14; 0: off)\n")                      \
     X(SO_BORDER, "border", required_argument,                                                     \
       "  --border D|off        the photo's border counts as a background stroke at geodesic\n"  \
-      "                        distance D, in colour edges crossed (default 0.2)\n")            \
+      "                        distance D, in colour edges crossed (default 0.2), except on\n"  \
+      "                        the sides a foreground seed touches\n")                          \
     X(SO_STAR, "star", required_argument,                                                         \
       "  --star on|off         geodesic star convexity: every foreground pixel joins a\n"       \
       "                        foreground seed by its shortest path (default off)\n")          \
