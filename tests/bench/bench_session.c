@@ -119,6 +119,7 @@ static int bench_box(const char *tok, double s, const uint8_t *rgb, int32_t w, i
     seg_error err = {0};
     seg_cut_stats st;
     const int32_t box[4] = {(int32_t)(70 * s), (int32_t)(10 * s), (int32_t)(415 * s), (int32_t)(380 * s)};
+    o.refit = 0; /* the box's quick cut, as the page makes it */
     if (seg_session_open(rgb, w, h, NULL, &o, &ss, &err) || seg_session_box(ss, box[0], box[1], box[2], box[3]) ||
         seg_session_cut(ss, &st, &err)) {
         fprintf(stderr, "%s\n", err.message);
