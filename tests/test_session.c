@@ -162,18 +162,27 @@ static void test_strokes_match_fresh_solves_gpu(void **state)
  * cut stay: strokes change only the stroked pixels' terminal arcs. On up
  * to two threads each cut is a warm repair; on more, where a cold solve
  * on every thread is the faster, each is cold; the masks are the same. */
-static void frozen_models(int threads, int want_warm)
+/* A CPU session on the example's seeds with refit off and no prior (the
+ * reference's energy: reference_geodesic 0 until the caller resets it). */
+static seg_session *open_frozen(int threads, seg_session_options *o)
 {
-    seg_session_options o;
-    seg_session_options_default(&o);
-    o.solve.engine = MF_ENGINE_CPU;
-    o.solve.threads = threads;
-    o.refit = 0;
-    o.graph.geodesic = 0;
+    seg_session_options_default(o);
+    o->solve.engine = MF_ENGINE_CPU;
+    o->solve.threads = threads;
+    o->refit = 0;
+    o->graph.geodesic = 0;
     reference_geodesic = 0;
     seg_session *s = NULL;
     seg_error err = {0};
-    assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, seed_labels, &o, &s, &err), SEG_OK);
+    assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, seed_labels, o, &s, &err), SEG_OK);
+    return s;
+}
+
+static void frozen_models(int threads, int want_warm)
+{
+    seg_session_options o;
+    seg_session *s = open_frozen(threads, &o);
+    seg_error err = {0};
     seg_cut_stats st;
     assert_int_equal(seg_session_cut(s, &st, &err), SEG_OK);
     /* the first answer is cut-only; a refined cut (the page's next
@@ -228,15 +237,7 @@ static void test_quick_cut_keeps_first_flow(void **state)
 {
     (void)state;
     seg_session_options o;
-    seg_session_options_default(&o);
-    o.solve.engine = MF_ENGINE_CPU;
-    o.solve.threads = 1;
-    o.refit = 0;
-    o.graph.geodesic = 0;
-    reference_geodesic = 0;
-    seg_session *s = NULL;
-    seg_error err = {0};
-    assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, seed_labels, &o, &s, &err), SEG_OK);
+    seg_session *s = open_frozen(1, &o);
     gb_models *frozen = NULL;
     assert_int_equal(gb_models_fit(photo.data, photo.width, photo.height, seed_labels, &o.graph, &frozen), GB_OK);
     expect_reference(s, frozen, "first answer", 0);
