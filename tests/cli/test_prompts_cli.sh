@@ -2,11 +2,13 @@
 # flowcut segment with clicks and a box: one click segments (the border
 # stands in for the background), a click is exact where it lands, a box
 # keeps everything outside it background, prompts from a file equal the
-# same prompts on the command line, and bad prompts get one-line errors.
+# same prompts on the command line, bad prompts get one-line errors, and
+# clicks painted to the frame of a close-up keep those sides.
 # usage: test_prompts_cli.sh FLOWCUT
 FLOWCUT=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 EX="$HERE/../../examples"
+DATA="$HERE/../data"
 . "$HERE/lib.sh"
 
 # pixel X Y of a grey PNG
@@ -56,7 +58,18 @@ expect_stderr "none.txt: cannot open: No such file or directory" "a missing prom
 expect_exit 1 "no click on the object and the border off" -- "$FLOWCUT" segment "$EX/coffee.png" \
     --clicks 300,150 --border off -o "$TMPD/bad.png"
 expect_stderr "no background seed" "border off"
+expect_exit 1 "foreground clicks on every side, no background" -- "$FLOWCUT" segment "$DATA/chelsea-close-up.png" \
+    --clicks "1,70 224,70 110,1 110,148" -o "$TMPD/bad.png"
+expect_stderr "^flowcut: .*chelsea-close-up.png: no background seed, and foreground seeds touch every side of the photo: mark some background$" "every side touched"
 [ ! -e "$TMPD/bad.png" ] && pass || fail "a failed run left an output"
+
+# a close-up: clicks at the frame where the face runs into it keep those sides (not background)
+fg_of() { "$FLOWCUT" segment "$DATA/chelsea-close-up.png" --clicks "$1" -o "$TMPD/close.png" -f --json |
+    sed -n 's/.*"foreground_pixels": \([0-9]*\).*/\1/p'; }
+inside=$(fg_of "110,75 -210,70")
+framed=$(fg_of "110,75 -210,70 100,148 1,75 100,1")
+[ -n "$inside" ] && [ -n "$framed" ] && [ "$framed" -gt $((inside * 2)) ] && pass ||
+    fail "clicks at the frame: $framed foreground pixels against $inside without them"
 
 # batch: a prompt file per image, alone or beside a seed image
 mkdir -p "$TMPD/in" "$TMPD/sd"
