@@ -368,6 +368,13 @@ static void test_session_equals_segment(void **state)
     expect_segment(s, NULL, "undo");
     assert_int_equal(seg_session_redo(s), 1);
     expect_segment(s, NULL, "redo");
+    /* a foreground click at the frame: that side is no longer background
+     * (the prior's start moves along the whole side), and back */
+    assert_int_equal(seg_session_commit(s), SEG_OK);
+    assert_int_equal(seg_session_click(s, 300, photo.height - 1, GB_FOREGROUND), SEG_OK);
+    expect_segment(s, NULL, "a click at the frame");
+    assert_int_equal(seg_session_undo(s), 1);
+    expect_segment(s, NULL, "the click at the frame undone");
     assert_int_equal(seg_session_click(s, photo.width, 0, GB_FOREGROUND), SEG_ERR_INVALID);
     assert_int_equal(seg_session_click(s, 0, 0, 3), SEG_ERR_INVALID);
     seg_session_close(s);
