@@ -523,17 +523,15 @@ static void scan_init(scan_ctx *c, uint8_t which, double border)
             dr[x] = sr[x] == which ? 0.0f : sr[x] == GB_UNMARKED ? rest : INFINITY;
         dr[0] = sr[0] == GB_UNMARKED ? at_border : dr[0];
         dr[w - 1] = sr[w - 1] == GB_UNMARKED ? at_border : dr[w - 1];
-        if (near && at_border < INFINITY) {
-            const float *nr = near + (int64_t)y * w;
-            int edge_row = y == 0 || y == h - 1;
-            for (int32_t x = 0; x < w; x++)
-                if ((edge_row || x == 0 || x == w - 1) && sr[x] == GB_UNMARKED && nr[x] <= (float)GB_BORDER_FG_GAP)
-                    dr[x] = INFINITY;
-        }
-        if (sides) {
-            int edge_row = y == 0 || y == h - 1;
-            for (int32_t x = 0; x < w; x++)
-                if ((edge_row || x == 0 || x == w - 1) && sr[x] == GB_UNMARKED && gb_on_sides(x, y, w, h, 1, sides))
+        if (at_border < INFINITY && (near || sides)) {
+            /* the frame pixels of this row (all of an edge row, else its
+             * two ends) that start nothing: near the foreground, or on a
+             * side it touches */
+            const float *nr = near ? near + (int64_t)y * w : NULL;
+            const int32_t step = y == 0 || y == h - 1 || w < 2 ? 1 : w - 1;
+            for (int32_t x = 0; x < w; x += step)
+                if (sr[x] == GB_UNMARKED &&
+                    ((nr && nr[x] <= (float)GB_BORDER_FG_GAP) || gb_on_sides(x, y, w, h, 1, sides)))
                     dr[x] = INFINITY;
         }
         if (c->parent)
