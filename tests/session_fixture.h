@@ -49,10 +49,14 @@ FIXTURE_UNUSED static int teardown(void **state)
     return 0;
 }
 
-FIXTURE_UNUSED static int have_gpu(void)
+/* Skips the calling test, saying why, where no CUDA device is there. */
+FIXTURE_UNUSED static void require_gpu(void)
 {
     int count = 0;
-    return mf_gpu_compiled() && mf_gpu_available(&count) == MF_OK && count > 0;
+    if (!mf_gpu_compiled() || mf_gpu_available(&count) != MF_OK || count <= 0) {
+        printf("skipped: no CUDA device\n");
+        skip();
+    }
 }
 
 /* The mask `flowcut segment` gives the session's photo and seeds (and its

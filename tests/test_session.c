@@ -151,10 +151,7 @@ static void test_strokes_match_fresh_solves_cpu(void **state)
 static void test_strokes_match_fresh_solves_gpu(void **state)
 {
     (void)state;
-    if (!have_gpu()) {
-        printf("skipped: no CUDA device\n");
-        skip();
-    }
+    require_gpu();
     run_strokes(MF_ENGINE_GPU);
 }
 

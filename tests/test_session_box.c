@@ -181,10 +181,7 @@ static void test_box_quick_cuts(void **state)
 static void test_box_quick_cuts_gpu(void **state)
 {
     (void)state;
-    if (!have_gpu()) {
-        printf("skipped: no CUDA device\n");
-        skip();
-    }
+    require_gpu();
     run_box_quick_cuts(MF_ENGINE_GPU);
 }
 int main(void)
