@@ -605,6 +605,68 @@ static void test_models_sample_near_seeds(void **state)
     gb_models_free(alone);
 }
 
+/* gb_build_dynamic_given builds with the prior's distances instead of
+ * scanning again: the network gb_build_dynamic builds, array for array,
+ * for one click's disc (the border standing for the background) and for
+ * strokes of both kinds; a missing distance or star convexity is refused. */
+static void test_build_with_given_distances(void **state)
+{
+    (void)state;
+    enum { W = 48, H = 36 };
+    uint8_t rgb[W * H * 3], seeds[W * H];
+    uint64_t rng = 11;
+    for (int32_t i = 0; i < W * H * 3; i++)
+        rgb[i] = (uint8_t)(next(&rng) % 256);
+    gb_params p;
+    gb_params_default(&p);
+    p.threads = 1;
+    for (int round = 0; round < 2; round++) {
+        memset(seeds, GB_UNMARKED, sizeof seeds);
+        for (int32_t y = 0; y < H; y++)
+            for (int32_t x = 0; x < W; x++) {
+                if ((x - 20) * (x - 20) + (y - 15) * (y - 15) <= 9)
+                    seeds[y * W + x] = GB_FOREGROUND;
+                if (round && x == 40 && y > 4)
+                    seeds[y * W + x] = GB_BACKGROUND;
+            }
+        uint8_t ml[W * H]; /* the models' samples: the seeds and the last column as background */
+        memcpy(ml, seeds, sizeof ml);
+        for (int32_t y = 0; y < H; y++)
+            ml[y * W + W - 1] = GB_BACKGROUND;
+        gb_models *m = NULL;
+        assert_int_equal(gb_models_fit(rgb, W, H, ml, &p, &m), GB_OK);
+        gb_prior *pr;
+        assert_int_equal(gb_prior_new(rgb, W, H, &p, &pr), GB_OK);
+        assert_int_equal(gb_prior_update(pr, seeds, NULL), GB_OK);
+        mf_graph a, b;
+        int32_t ca[W * H], cb[W * H], ka = 0, kb = 0;
+        assert_int_equal(gb_build_dynamic(rgb, W, H, seeds, m, &p, &a, ca, &ka), GB_OK);
+        assert_int_equal(gb_build_dynamic_given(rgb, W, H, seeds, gb_prior_distances(pr, 0), gb_prior_distances(pr, 1),
+                                                m, &p, &b, cb, &kb),
+                         GB_OK);
+        assert_int_equal(a.num_vertices, b.num_vertices);
+        assert_int_equal(a.num_arcs, b.num_arcs);
+        assert_int_equal(ka, kb);
+        assert_true(a.flow_offset == b.flow_offset);
+        assert_memory_equal(a.out_start, b.out_start, sizeof(int32_t) * ((size_t)a.num_vertices + 1));
+        assert_memory_equal(a.arc_head, b.arc_head, sizeof(int32_t) * (size_t)a.num_arcs);
+        assert_memory_equal(a.arc_cap, b.arc_cap, sizeof(int32_t) * (size_t)a.num_arcs);
+        assert_memory_equal(a.arc_rcap, b.arc_rcap, sizeof(int32_t) * (size_t)a.num_arcs);
+        assert_memory_equal(ca, cb, sizeof ca);
+        mf_graph_free(&b);
+        assert_int_equal(gb_build_dynamic_given(rgb, W, H, seeds, gb_prior_distances(pr, 0), NULL, m, &p, &b, cb, &kb),
+                         GB_ERR_INVALID);
+        gb_params star = p;
+        star.star = 1;
+        assert_int_equal(gb_build_dynamic_given(rgb, W, H, seeds, gb_prior_distances(pr, 0), gb_prior_distances(pr, 1),
+                                                m, &star, &b, cb, &kb),
+                         GB_ERR_INVALID);
+        mf_graph_free(&a);
+        gb_prior_free(pr);
+        gb_models_free(m);
+    }
+}
+
 /* gb_prior_span_terminals: every pixel of the spans (or of the photo)
  * gets gb_prior_pixel_terminals' capacities on 1 and on 4 threads (a photo
  * large enough to split), the pixels outside them are left alone. */
@@ -674,6 +736,7 @@ int main(void)
         cmocka_unit_test(test_star_keeps_foreground_connected),
         cmocka_unit_test(test_prior_updates_equal_fresh_scans),
         cmocka_unit_test(test_models_sample_near_seeds),
+        cmocka_unit_test(test_build_with_given_distances),
         cmocka_unit_test(test_span_terminals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

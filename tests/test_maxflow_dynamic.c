@@ -102,6 +102,57 @@ static void test_heavy_batch_solves_cold(void **state)
 }
 
 
+/* mf_dynamic_adopt takes the graph's arrays instead of copying them: the
+ * same answers as mf_dynamic_create, cold and warm, and the caller's graph
+ * left empty whatever the outcome (a refused graph is freed too). */
+static void test_adopt_takes_the_graph(void **state)
+{
+    (void)state;
+    mf_arclist list;
+    mf_graph g, h;
+    mf_error err = {0};
+    mf_dynamic *copied = NULL, *adopted = NULL;
+    assert_int_equal(mf_gen_grid(16, 12, 8, 5, &list), MF_OK);
+    assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+    assert_int_equal(mf_graph_from_arcs(&list, NULL, &h, &err), MF_OK);
+    mf_options opt;
+    mf_options_default(&opt);
+    opt.engine = MF_ENGINE_CPU;
+    assert_int_equal(mf_dynamic_create(&g, &opt, &copied, &err), MF_OK);
+    assert_int_equal(mf_dynamic_adopt(&h, &opt, &adopted, &err), MF_OK);
+    assert_null(h.out_start);
+    assert_null(h.arc_cap);
+    assert_int_equal(h.num_arcs, 0);
+    mf_graph_free(&h); /* a no-op on the emptied graph */
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass) /* a few arcs changed: warm */
+            for (int32_t i = pass; i < list.num_arcs; i += 17) {
+                list.cap[i] = (list.cap[i] * 5 + pass) % 40;
+                assert_int_equal(mf_dynamic_set_input_arc(copied, i, list.cap[i], &err), MF_OK);
+                assert_int_equal(mf_dynamic_set_input_arc(adopted, i, list.cap[i], &err), MF_OK);
+            }
+        mf_result a, b;
+        assert_int_equal(mf_dynamic_solve(copied, &a, &err), MF_OK);
+        assert_int_equal(mf_dynamic_solve(adopted, &b, &err), MF_OK);
+        assert_int_equal(a.flow_value, reference_max_flow(&list, NULL));
+        assert_int_equal(b.flow_value, a.flow_value);
+        assert_int_equal(b.stats.warm, pass > 0);
+        assert_memory_equal(a.source_side, b.source_side, (size_t)list.num_vertices);
+        mf_result_free(&a);
+        mf_result_free(&b);
+    }
+    mf_dynamic_destroy(copied);
+    mf_dynamic_destroy(adopted);
+    /* a graph the solver refuses (source = sink) is freed and emptied */
+    assert_int_equal(mf_graph_from_arcs(&list, NULL, &h, &err), MF_OK);
+    h.sink = h.source;
+    assert_int_equal(mf_dynamic_adopt(&h, &opt, &adopted, &err), MF_ERR_INVALID);
+    assert_null(adopted);
+    assert_null(h.out_start);
+    mf_graph_free(&g);
+    mf_arclist_free(&list);
+}
+
 /* A merged antiparallel pair shares one stored arc whose two capacities
  * may sum to at most INT32_MAX. An update script that breaks that rule is
  * refused as a whole, with its line, before anything is solved; one that
@@ -168,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_generator_families_match_cold),
         cmocka_unit_test(test_bad_changes_are_refused),
         cmocka_unit_test(test_heavy_batch_solves_cold),
+        cmocka_unit_test(test_adopt_takes_the_graph),
         cmocka_unit_test(test_update_scripts_are_checked_before_solving),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,6 +47,7 @@ typedef struct build {
     int all_terminals; /* both terminal arcs at every pixel, zero or not */
     double geodesic;   /* weight of the geodesic prior, 0: none */
     float *dist_fg, *dist_bg; /* dist_bg only with the prior (star needs dist_fg alone) */
+    int dist_given;           /* the caller's (gb_build_dynamic_given): not freed here */
     int32_t *parent_fg; /* star convexity: p on the source side => parent too */
     int32_t *row_sources, *row_sinks; /* per row, for the grid form (gb_build_grid) */
     mf_graph *g;
@@ -432,7 +433,7 @@ static void run_pass(build *b, pass_fn fn, int threads)
 static int build_network(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
                          const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
                          int all_terminals, int32_t *seed_cap, mf_grid *grid, const uint8_t *model_labels,
-                         gb_models **fitted, double *fit_seconds);
+                         gb_models **fitted, double *fit_seconds, const float *given_fg, const float *given_bg);
 static int finish_csr(build *b, mf_graph *g, int in_lists, int threads);
 static void make_bands(build *b, int32_t height);
 static void set_seed_cap(build *b, int threads);
@@ -440,14 +441,26 @@ static void set_seed_cap(build *b, int threads);
 int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
              const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled)
 {
-    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 0, NULL, NULL, NULL, NULL, NULL);
+    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
 int gb_build_dynamic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
                      const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
                      int32_t *seed_cap)
 {
-    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 1, seed_cap, NULL, NULL, NULL, NULL);
+    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 1, seed_cap, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+int gb_build_dynamic_given(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+                           const float *dist_fg, const float *dist_bg, const gb_models *models, const gb_params *p,
+                           mf_graph *g, int32_t *cancelled, int32_t *seed_cap)
+{
+    if (g)
+        memset(g, 0, sizeof *g);
+    if (!seeds || !dist_fg || !dist_bg || !p || p->star || !(p->geodesic > 0))
+        return GB_ERR_INVALID;
+    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 1, seed_cap, NULL, NULL, NULL, NULL,
+                         dist_fg, dist_bg);
 }
 
 int gb_build_grid(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
@@ -456,7 +469,7 @@ int gb_build_grid(const uint8_t *rgb, int32_t width, int32_t height, const uint8
     memset(grid, 0, sizeof *grid);
     if (p && p->star)
         return GB_ERR_INVALID; /* star arcs differ from their pair's weight */
-    return build_network(rgb, width, height, seeds, models, p, NULL, NULL, 0, NULL, grid, NULL, NULL, NULL);
+    return build_network(rgb, width, height, seeds, models, p, NULL, NULL, 0, NULL, grid, NULL, NULL, NULL, NULL, NULL);
 }
 
 int gb_build_fitting(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
@@ -470,7 +483,7 @@ int gb_build_fitting(const uint8_t *rgb, int32_t width, int32_t height, const ui
     if (!models || !seeds || (!g) == (!grid) || (grid && p && p->star))
         return GB_ERR_INVALID;
     return build_network(rgb, width, height, seeds, NULL, p, g, cancelled, 0, NULL, grid,
-                         model_labels ? model_labels : seeds, models, fit_seconds);
+                         model_labels ? model_labels : seeds, models, fit_seconds, NULL, NULL);
 }
 
 /* The seeds' capacity K: one more than the largest sum of the weights of
@@ -487,7 +500,7 @@ static void set_seed_cap(build *b, int threads)
 static int build_network(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
                          const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
                          int all_terminals, int32_t *seed_cap, mf_grid *grid, const uint8_t *model_labels,
-                         gb_models **fitted, double *fit_seconds)
+                         gb_models **fitted, double *fit_seconds, const float *given_fg, const float *given_bg)
 {
     if (g)
         memset(g, 0, sizeof *g);
@@ -540,7 +553,12 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     }
     /* the geodesic step costs read the pairs' distances, before the
      * weights pass turns them into weights */
-    if (seeds && (p->geodesic > 0 || p->star)) {
+    if (seeds && given_fg) { /* the caller's distances for these seeds */
+        b->geodesic = p->geodesic;
+        b->dist_fg = (float *)given_fg;
+        b->dist_bg = (float *)given_bg;
+        b->dist_given = 1;
+    } else if (seeds && (p->geodesic > 0 || p->star)) {
         b->geodesic = p->geodesic;
         b->dist_fg = mf_alloc_big(sizeof(float) * (size_t)npx);
         b->dist_bg = p->geodesic > 0 ? mf_alloc_big(sizeof(float) * (size_t)npx) : NULL;
@@ -605,8 +623,10 @@ done:
     mf_free_big(b->row_sinks);
     mf_free_big(b->similarity);
     mf_free_big((void *)b->present);
-    mf_free_big(b->dist_fg);
-    mf_free_big(b->dist_bg);
+    if (!b->dist_given) {
+        mf_free_big(b->dist_fg);
+        mf_free_big(b->dist_bg);
+    }
     mf_free_big(b->parent_fg);
     free(b);
     return rc;

@@ -52,27 +52,32 @@ void mf_dynamic_destroy(mf_dynamic *d)
     free(d);
 }
 
-int mf_dynamic_create(const mf_graph *g, const mf_options *opt, mf_dynamic **out, mf_error *err)
+/* A solver without its graph yet: the options and the tuning defaults. */
+static mf_dynamic *dynamic_alloc(const mf_options *opt)
 {
-    *out = NULL;
-    if (!g || g->num_vertices < 2 || g->source == g->sink)
-        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "dynamic solver: invalid graph");
     mf_dynamic *d = calloc(1, sizeof *d);
     if (!d)
-        return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+        return NULL;
     if (opt)
         d->opt = *opt;
     else
         mf_options_default(&d->opt);
     d->cold_fraction = 0.5;
     d->paths_fraction = PATHS_CHANGED_FRACTION;
-    int rc = mf_graph_copy(g, &d->g);
-    d->last = malloc(sizeof(int32_t) * ((size_t)g->num_arcs + 1));
-    if (rc || !d->last) {
+    return d;
+}
+
+/* The rest of a solver whose d->g is in place: the change index and the
+ * engine (the device loaded with the graph). Destroys d on failure. */
+static int dynamic_start(mf_dynamic *d, mf_dynamic **out, mf_error *err)
+{
+    int rc;
+    d->last = malloc(sizeof(int32_t) * ((size_t)d->g.num_arcs + 1));
+    if (!d->last) {
         mf_dynamic_destroy(d);
         return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
     }
-    for (int32_t a = 0; a < g->num_arcs; a++)
+    for (int32_t a = 0; a < d->g.num_arcs; a++)
         d->last[a] = -1;
     d->engine = MF_ENGINE_CPU;
     mf_engine engine;
@@ -97,6 +102,40 @@ int mf_dynamic_create(const mf_graph *g, const mf_options *opt, mf_dynamic **out
     }
     *out = d;
     return MF_OK;
+}
+
+static int dynamic_graph_ok(const mf_graph *g)
+{
+    return g && g->num_vertices >= 2 && g->source != g->sink;
+}
+
+int mf_dynamic_create(const mf_graph *g, const mf_options *opt, mf_dynamic **out, mf_error *err)
+{
+    *out = NULL;
+    if (!dynamic_graph_ok(g))
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "dynamic solver: invalid graph");
+    mf_dynamic *d = dynamic_alloc(opt);
+    if (!d || mf_graph_copy(g, &d->g)) {
+        mf_dynamic_destroy(d);
+        return mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    return dynamic_start(d, out, err);
+}
+
+int mf_dynamic_adopt(mf_graph *g, const mf_options *opt, mf_dynamic **out, mf_error *err)
+{
+    *out = NULL;
+    if (!g)
+        return mf_fail(err, MF_ERR_INVALID, NULL, 0, "dynamic solver: invalid graph");
+    mf_dynamic *d = dynamic_graph_ok(g) ? dynamic_alloc(opt) : NULL;
+    if (!d) {
+        int code = dynamic_graph_ok(g) ? MF_ERR_NOMEM : MF_ERR_INVALID;
+        mf_graph_free(g);
+        return mf_fail(err, code, NULL, 0, code == MF_ERR_NOMEM ? "out of memory" : "dynamic solver: invalid graph");
+    }
+    d->g = *g; /* the arrays move: no copy of the largest part of the state */
+    memset(g, 0, sizeof *g);
+    return dynamic_start(d, out, err);
 }
 
 int mf_dynamic_set_arc(mf_dynamic *d, int32_t a, int32_t cap, int32_t rcap, mf_error *err)

@@ -501,8 +501,13 @@ static int build_fresh(seg_session *s, seg_error *err)
     s->new_ct = malloc(sizeof(int32_t) * n);
     if (!s->cancelled || !s->cur_cs || !s->cur_ct || !s->new_cs || !s->new_ct)
         return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
-    rc = gb_build_dynamic(s->rgb, s->width, s->height, s->labels, s->models, &s->net, &s->graph,
-                          s->cancelled, &s->seed_cap);
+    /* the prior's distances are these seeds' already: not computed again */
+    const float *df = s->prior ? gb_prior_distances(s->prior, 0) : NULL;
+    const float *db = s->prior ? gb_prior_distances(s->prior, 1) : NULL;
+    rc = df && db ? gb_build_dynamic_given(s->rgb, s->width, s->height, s->labels, df, db, s->models, &s->net,
+                                           &s->graph, s->cancelled, &s->seed_cap)
+                  : gb_build_dynamic(s->rgb, s->width, s->height, s->labels, s->models, &s->net, &s->graph,
+                                     s->cancelled, &s->seed_cap);
     if (rc)
         return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "network: %s", gb_strerror(rc));
     const mf_graph *g = &s->graph;
@@ -511,10 +516,9 @@ static int build_fresh(seg_session *s, seg_error *err)
         s->cur_ct[p] = g->arc_cap[g->out_start[p + 1] - 1] + s->cancelled[p];
     }
     mf_error e = {0};
-    rc = mf_dynamic_create(&s->graph, &s->opt.solve, &s->dyn, &e);
+    rc = mf_dynamic_adopt(&s->graph, &s->opt.solve, &s->dyn, &e); /* the solver takes the arrays */
     if (rc)
         return seg_fail(err, SEG_ERR_SOLVE, "solver: %s", e.message);
-    mf_graph_free(&s->graph); /* the solver holds its own copy */
     /* The quick cuts to come (refit off) repair a kept flow. On the GPU the
      * first solve keeps it. On the CPU keeping it costs a cold solve about
      * twice as much again (3 Mpx: the box's answer in the page took 3.1 to

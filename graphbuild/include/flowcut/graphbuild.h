@@ -155,6 +155,13 @@ int gb_grid_to_graph(const mf_grid *grid, int in_lists, int threads, mf_graph *g
 int gb_build_dynamic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
                      const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
                      int32_t *seed_cap);
+/* The same with the prior's distances for these seeds given (those of
+ * gb_prior_distances after gb_prior_update with the same seeds and
+ * params), so that the build does not compute them again: the same
+ * network, bit for bit. The geodesic prior on, no star convexity. */
+int gb_build_dynamic_given(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
+                           const float *dist_fg, const float *dist_bg, const gb_models *models, const gb_params *p,
+                           mf_graph *g, int32_t *cancelled, int32_t *seed_cap);
 
 /* The two terminal capacities of one pixel (before pre-cancelling), as the
  * builders compute them without the geodesic prior: cs toward the source,

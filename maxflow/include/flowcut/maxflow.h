@@ -426,6 +426,11 @@ typedef struct mf_dynamic mf_dynamic;
  * cut_only, phase2 (a valid flow in every result), cpu_algorithm (for the
  * cold solve). The graph is copied; g may be freed after the call. */
 int mf_dynamic_create(const mf_graph *g, const mf_options *opt, mf_dynamic **out, mf_error *err);
+/* The same, taking g's arrays instead of copying them (a large grid's graph
+ * is hundreds of megabytes): whatever the outcome g is left empty (its
+ * arrays now the solver's, or freed on failure), and mf_graph_free on it
+ * does nothing. */
+int mf_dynamic_adopt(mf_graph *g, const mf_options *opt, mf_dynamic **out, mf_error *err);
 /* New capacities of stored arc a: cap along it, rcap against it (both
  * >= 0, cap + rcap <= INT32_MAX). Applied at the next solve, in order. */
 int mf_dynamic_set_arc(mf_dynamic *d, int32_t a, int32_t cap, int32_t rcap, mf_error *err);
