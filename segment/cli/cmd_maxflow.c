@@ -330,7 +330,10 @@ int cmd_maxflow(int argc, char **argv)
         goto done;
     }
     double t2 = cli_now();
-    int rc = updates_path ? mf_dynamic_create(&g, &a.opt, &dyn, &err) : MF_OK;
+    /* the solver takes the graph's arrays (no second copy of a large graph);
+     * gr is the graph from here on, the solver's when there is one */
+    int rc = updates_path ? mf_dynamic_adopt(&g, &a.opt, &dyn, &err) : MF_OK;
+    const mf_graph *gr = dyn ? mf_dynamic_graph(dyn) : &g;
     if (rc == MF_OK)
         rc = dyn ? mf_dynamic_solve(dyn, &res, &err) : mf_solve(&g, &a.opt, &res, &err);
     if (rc) {
@@ -341,7 +344,7 @@ int cmd_maxflow(int argc, char **argv)
     double t3 = cli_now();
     if (res.stats.fell_back)
         DISPLAYLEVEL(2, "flowcut: notice: the graph does not fit in device memory; solved on the CPU\n");
-    if (report(path, &list, &g, &res, &ro, dyn ? 0 : -1, t1 - t0, t2 - t1, t3 - t2))
+    if (report(path, &list, gr, &res, &ro, dyn ? 0 : -1, t1 - t0, t2 - t1, t3 - t2))
         goto done;
     for (int32_t b = 0; b < upd.num_batches; b++) {
         for (int64_t k = upd.batch_start[b]; k < upd.batch_start[b + 1]; k++)
@@ -361,7 +364,7 @@ int cmd_maxflow(int argc, char **argv)
         if (report(path, &list, mf_dynamic_graph(dyn), &res, &ro, b + 1, 0, 0, te - tb))
             goto done;
     }
-    if (a.cut_path && write_cut(a.cut_path, a.force, &g, res.source_side))
+    if (a.cut_path && write_cut(a.cut_path, a.force, gr, res.source_side))
         goto done;
     status = EXIT_OK;
 done:
