@@ -605,8 +605,8 @@ static void test_models_sample_near_seeds(void **state)
     gb_models_free(alone);
 }
 
-/* gb_build_dynamic_given builds with the prior's distances instead of
- * scanning again: the network gb_build_dynamic builds, array for array,
+/* gb_build_dynamic given the prior's distances builds without scanning
+ * again: the network it builds scanning them itself, array for array,
  * for one click's disc (the border standing for the background) and for
  * strokes of both kinds; a missing distance or star convexity is refused. */
 static void test_build_with_given_distances(void **state)
@@ -640,9 +640,9 @@ static void test_build_with_given_distances(void **state)
         assert_int_equal(gb_prior_update(pr, seeds, NULL), GB_OK);
         mf_graph a, b;
         int32_t ca[W * H], cb[W * H], ka = 0, kb = 0;
-        assert_int_equal(gb_build_dynamic(rgb, W, H, seeds, m, &p, &a, ca, &ka), GB_OK);
-        assert_int_equal(gb_build_dynamic_given(rgb, W, H, seeds, gb_prior_distances(pr, 0), gb_prior_distances(pr, 1),
-                                                m, &p, &b, cb, &kb),
+        assert_int_equal(gb_build_dynamic(rgb, W, H, seeds, NULL, NULL, m, &p, &a, ca, &ka), GB_OK);
+        assert_int_equal(gb_build_dynamic(rgb, W, H, seeds, gb_prior_distances(pr, 0), gb_prior_distances(pr, 1),
+                                          m, &p, &b, cb, &kb),
                          GB_OK);
         assert_int_equal(a.num_vertices, b.num_vertices);
         assert_int_equal(a.num_arcs, b.num_arcs);
@@ -654,12 +654,12 @@ static void test_build_with_given_distances(void **state)
         assert_memory_equal(a.arc_rcap, b.arc_rcap, sizeof(int32_t) * (size_t)a.num_arcs);
         assert_memory_equal(ca, cb, sizeof ca);
         mf_graph_free(&b);
-        assert_int_equal(gb_build_dynamic_given(rgb, W, H, seeds, gb_prior_distances(pr, 0), NULL, m, &p, &b, cb, &kb),
+        assert_int_equal(gb_build_dynamic(rgb, W, H, seeds, gb_prior_distances(pr, 0), NULL, m, &p, &b, cb, &kb),
                          GB_ERR_INVALID);
         gb_params star = p;
         star.star = 1;
-        assert_int_equal(gb_build_dynamic_given(rgb, W, H, seeds, gb_prior_distances(pr, 0), gb_prior_distances(pr, 1),
-                                                m, &star, &b, cb, &kb),
+        assert_int_equal(gb_build_dynamic(rgb, W, H, seeds, gb_prior_distances(pr, 0), gb_prior_distances(pr, 1),
+                                          m, &star, &b, cb, &kb),
                          GB_ERR_INVALID);
         mf_graph_free(&a);
         gb_prior_free(pr);

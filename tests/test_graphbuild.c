@@ -257,7 +257,7 @@ static void test_prior_terminals_match_the_build(void **state)
         assert_int_equal(gb_models_fit(rgb, w, h, seeds, &p, &m), GB_OK);
         mf_graph g;
         int32_t K;
-        assert_int_equal(gb_build_dynamic(rgb, w, h, seeds, m, &p, &g, cancelled, &K), GB_OK);
+        assert_int_equal(gb_build_dynamic(rgb, w, h, seeds, NULL, NULL, m, &p, &g, cancelled, &K), GB_OK);
         gb_prior *pr;
         assert_int_equal(gb_prior_new(rgb, w, h, &p, &pr), GB_OK);
         assert_int_equal(gb_prior_terminals(pr, seeds, m, K, cs, ct), GB_OK);

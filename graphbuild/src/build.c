@@ -47,7 +47,6 @@ typedef struct build {
     int all_terminals; /* both terminal arcs at every pixel, zero or not */
     double geodesic;   /* weight of the geodesic prior, 0: none */
     float *dist_fg, *dist_bg; /* dist_bg only with the prior (star needs dist_fg alone) */
-    int dist_given;           /* the caller's (gb_build_dynamic_given): not freed here */
     int32_t *parent_fg; /* star convexity: p on the source side => parent too */
     int32_t *row_sources, *row_sinks; /* per row, for the grid form (gb_build_grid) */
     mf_graph *g;
@@ -441,24 +440,14 @@ static void set_seed_cap(build *b, int threads);
 int gb_build(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
              const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled)
 {
-    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 0, NULL, NULL, NULL, NULL, NULL, NULL,
+                         NULL);
 }
 
 int gb_build_dynamic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
-                     const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
-                     int32_t *seed_cap)
+                     const float *dist_fg, const float *dist_bg, const gb_models *models, const gb_params *p,
+                     mf_graph *g, int32_t *cancelled, int32_t *seed_cap)
 {
-    return build_network(rgb, width, height, seeds, models, p, g, cancelled, 1, seed_cap, NULL, NULL, NULL, NULL, NULL, NULL);
-}
-
-int gb_build_dynamic_given(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
-                           const float *dist_fg, const float *dist_bg, const gb_models *models, const gb_params *p,
-                           mf_graph *g, int32_t *cancelled, int32_t *seed_cap)
-{
-    if (g)
-        memset(g, 0, sizeof *g);
-    if (!seeds || !dist_fg || !dist_bg || !p || p->star || !(p->geodesic > 0))
-        return GB_ERR_INVALID;
     return build_network(rgb, width, height, seeds, models, p, g, cancelled, 1, seed_cap, NULL, NULL, NULL, NULL,
                          dist_fg, dist_bg);
 }
@@ -505,7 +494,8 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     if (g)
         memset(g, 0, sizeof *g);
     if (!rgb || (!models && !fitted) || !p || width < 1 || height < 1 ||
-        (p->connectivity != 4 && p->connectivity != 8) || !(p->lambda >= 0) || !(p->geodesic >= 0))
+        (p->connectivity != 4 && p->connectivity != 8) || !(p->lambda >= 0) || !(p->geodesic >= 0) ||
+        ((given_fg || given_bg) && (!given_fg || !given_bg || !seeds || p->star || !(p->geodesic > 0))))
         return GB_ERR_INVALID;
     const int nd = p->connectivity == 4 ? 2 : 4;
     const int64_t npx = (int64_t)width * height;
@@ -557,7 +547,6 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
         b->geodesic = p->geodesic;
         b->dist_fg = (float *)given_fg;
         b->dist_bg = (float *)given_bg;
-        b->dist_given = 1;
     } else if (seeds && (p->geodesic > 0 || p->star)) {
         b->geodesic = p->geodesic;
         b->dist_fg = mf_alloc_big(sizeof(float) * (size_t)npx);
@@ -623,7 +612,7 @@ done:
     mf_free_big(b->row_sinks);
     mf_free_big(b->similarity);
     mf_free_big((void *)b->present);
-    if (!b->dist_given) {
+    if (!given_fg) { /* the caller's distances stay the caller's */
         mf_free_big(b->dist_fg);
         mf_free_big(b->dist_bg);
     }

@@ -127,11 +127,12 @@ int mf_dynamic_adopt(mf_graph *g, const mf_options *opt, mf_dynamic **out, mf_er
     *out = NULL;
     if (!g)
         return mf_fail(err, MF_ERR_INVALID, NULL, 0, "dynamic solver: invalid graph");
-    mf_dynamic *d = dynamic_graph_ok(g) ? dynamic_alloc(opt) : NULL;
+    const int ok = dynamic_graph_ok(g);
+    mf_dynamic *d = ok ? dynamic_alloc(opt) : NULL;
     if (!d) {
-        int code = dynamic_graph_ok(g) ? MF_ERR_NOMEM : MF_ERR_INVALID;
         mf_graph_free(g);
-        return mf_fail(err, code, NULL, 0, code == MF_ERR_NOMEM ? "out of memory" : "dynamic solver: invalid graph");
+        return ok ? mf_fail(err, MF_ERR_NOMEM, NULL, 0, "out of memory")
+                  : mf_fail(err, MF_ERR_INVALID, NULL, 0, "dynamic solver: invalid graph");
     }
     d->g = *g; /* the arrays move: no copy of the largest part of the state */
     memset(g, 0, sizeof *g);

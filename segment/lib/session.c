@@ -504,10 +504,8 @@ static int build_fresh(seg_session *s, seg_error *err)
     /* the prior's distances are these seeds' already: not computed again */
     const float *df = s->prior ? gb_prior_distances(s->prior, 0) : NULL;
     const float *db = s->prior ? gb_prior_distances(s->prior, 1) : NULL;
-    rc = df && db ? gb_build_dynamic_given(s->rgb, s->width, s->height, s->labels, df, db, s->models, &s->net,
-                                           &s->graph, s->cancelled, &s->seed_cap)
-                  : gb_build_dynamic(s->rgb, s->width, s->height, s->labels, s->models, &s->net, &s->graph,
-                                     s->cancelled, &s->seed_cap);
+    rc = gb_build_dynamic(s->rgb, s->width, s->height, s->labels, df, db, s->models, &s->net, &s->graph, s->cancelled,
+                          &s->seed_cap);
     if (rc)
         return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "network: %s", gb_strerror(rc));
     const mf_graph *g = &s->graph;

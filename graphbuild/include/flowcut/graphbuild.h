@@ -151,17 +151,14 @@ int gb_grid_to_graph(const mf_grid *grid, int in_lists, int threads, mf_graph *g
  * that a new stroke or new models only change capacities. Pixel p's sink
  * arc is its last out-arc, out_start[p + 1] - 1; its source arc is
  * out_start[source] + p. seed_cap receives the hard seeds' capacity K.
- * The canonical cut equals gb_build's (zero arcs carry nothing). */
+ * The canonical cut equals gb_build's (zero arcs carry nothing).
+ * dist_fg and dist_bg: NULL, or the prior's distances for these seeds
+ * (gb_prior_distances after gb_prior_update with the same seeds and
+ * params; the geodesic prior on, no star convexity), which the build then
+ * reads instead of scanning again: the same network, bit for bit. */
 int gb_build_dynamic(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
-                     const gb_models *models, const gb_params *p, mf_graph *g, int32_t *cancelled,
-                     int32_t *seed_cap);
-/* The same with the prior's distances for these seeds given (those of
- * gb_prior_distances after gb_prior_update with the same seeds and
- * params), so that the build does not compute them again: the same
- * network, bit for bit. The geodesic prior on, no star convexity. */
-int gb_build_dynamic_given(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
-                           const float *dist_fg, const float *dist_bg, const gb_models *models, const gb_params *p,
-                           mf_graph *g, int32_t *cancelled, int32_t *seed_cap);
+                     const float *dist_fg, const float *dist_bg, const gb_models *models, const gb_params *p,
+                     mf_graph *g, int32_t *cancelled, int32_t *seed_cap);
 
 /* The two terminal capacities of one pixel (before pre-cancelling), as the
  * builders compute them without the geodesic prior: cs toward the source,
