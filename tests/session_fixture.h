@@ -60,8 +60,10 @@ FIXTURE_UNUSED static void require_gpu(void)
 }
 
 /* The mask `flowcut segment` gives the session's photo and seeds (and its
- * box while there is no foreground seed): seg_segment, defaults. */
-FIXTURE_UNUSED static void expect_segment_lambda(seg_session *s, const int32_t *box, double lambda, const char *what)
+ * box while there is no foreground seed): seg_segment, defaults; with
+ * previous, the answer the click corrects (`--clicks X,Y --previous`). */
+FIXTURE_UNUSED static void expect_segment_full(seg_session *s, const int32_t *box, double lambda,
+                                               const uint8_t *previous, const seg_click *click, const char *what)
 {
     size_t npx = (size_t)photo.width * photo.height;
     seg_cut_stats st;
@@ -78,6 +80,11 @@ FIXTURE_UNUSED static void expect_segment_lambda(seg_session *s, const int32_t *
         assert_int_equal(seg_prompts_set_box(p, box[0], box[1], box[2], box[3], &err), SEG_OK);
         o.prompts = p;
     }
+    if (previous) { /* the click painted again over the seeds: the same disc */
+        assert_int_equal(seg_prompts_add_click(p, click->x, click->y, click->label, &err), SEG_OK);
+        o.prompts = p;
+        seg_options_set_previous(&o, previous, photo.width, photo.height);
+    }
     uint8_t *want = malloc(npx);
     seg_info info;
     if (seg_segment(photo.data, photo.width, photo.height, seg_session_labels(s), 1, &o, want, &info, &err))
@@ -91,6 +98,11 @@ FIXTURE_UNUSED static void expect_segment_lambda(seg_session *s, const int32_t *
            (long long)st.foreground);
     seg_prompts_free(p);
     free(want);
+}
+
+FIXTURE_UNUSED static void expect_segment_lambda(seg_session *s, const int32_t *box, double lambda, const char *what)
+{
+    expect_segment_full(s, box, lambda, NULL, NULL, what);
 }
 
 FIXTURE_UNUSED static void expect_segment(seg_session *s, const int32_t *box, const char *what)

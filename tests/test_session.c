@@ -26,6 +26,10 @@
  * (geodesic prior on unless geodesic says 0). */
 static double reference_geodesic = -1; /* < 0: the default */
 
+/* The previous answer and click of reference_mask's network (previous
+ * NULL: none). */
+static gb_params reference_previous;
+
 static void reference_mask(const uint8_t *labels, const gb_models *frozen, double lambda, uint8_t *mask,
                            int64_t *flow)
 {
@@ -35,6 +39,9 @@ static void reference_mask(const uint8_t *labels, const gb_models *frozen, doubl
     p.lambda = lambda;
     if (reference_geodesic >= 0)
         p.geodesic = reference_geodesic;
+    p.previous = reference_previous.previous;
+    p.keep_x = reference_previous.keep_x;
+    p.keep_y = reference_previous.keep_y;
     gb_models *m = NULL;
     if (!frozen)
         assert_int_equal(gb_models_fit(photo.data, photo.width, photo.height, labels, &p, &m), GB_OK);
@@ -261,6 +268,7 @@ static void test_prior_updates_equal_fresh_builds(void **state)
     seg_session_options_default(&o);
     o.solve.engine = MF_ENGINE_CPU;
     o.solve.threads = 2; /* the warm repair (more threads solve cold) */
+    o.graph.keep = 0;    /* the prior's updates alone: clicks correct nothing here */
     seg_session *s = NULL;
     seg_error err = {0};
     const int32_t w = photo.width, h = photo.height;
@@ -348,14 +356,19 @@ static void test_session_equals_segment(void **state)
     seg_session *s = NULL;
     seg_error err = {0};
     assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, NULL, &o, &s, &err), SEG_OK);
+    const size_t npx = (size_t)photo.width * photo.height;
+    uint8_t *prev = malloc(npx);
     assert_int_equal(seg_session_click(s, 300, 150, GB_FOREGROUND), SEG_OK);
     expect_segment(s, NULL, "one click");
     assert_int_equal(seg_session_mask(s)[150 * photo.width + 300], 255);
     assert_int_equal(seg_session_commit(s), SEG_OK);
+    /* a click after a cut corrects its mask: `--previous` replays it */
+    memcpy(prev, seg_session_mask(s), npx);
     assert_int_equal(seg_session_click(s, 420, 330, GB_FOREGROUND), SEG_OK);
-    expect_segment(s, NULL, "two clicks");
+    expect_segment_full(s, NULL, -1, prev, &(seg_click){420, 330, GB_FOREGROUND}, "two clicks");
+    memcpy(prev, seg_session_mask(s), npx);
     assert_int_equal(seg_session_click(s, 60, 60, GB_BACKGROUND), SEG_OK);
-    expect_segment(s, NULL, "a background click");
+    expect_segment_full(s, NULL, -1, prev, &(seg_click){60, 60, GB_BACKGROUND}, "a background click");
     assert_int_equal(seg_session_mask(s)[60 * photo.width + 60], 0);
     assert_int_equal(seg_session_paint_line(s, GB_FOREGROUND, 250, 200, 350, 210, 4), SEG_OK);
     expect_segment(s, NULL, "a stroke");
@@ -368,13 +381,15 @@ static void test_session_equals_segment(void **state)
     /* a foreground click at the frame: that side is no longer background
      * (the prior's start moves along the whole side), and back */
     assert_int_equal(seg_session_commit(s), SEG_OK);
+    memcpy(prev, seg_session_mask(s), npx);
     assert_int_equal(seg_session_click(s, 300, photo.height - 1, GB_FOREGROUND), SEG_OK);
-    expect_segment(s, NULL, "a click at the frame");
+    expect_segment_full(s, NULL, -1, prev, &(seg_click){300, photo.height - 1, GB_FOREGROUND}, "a click at the frame");
     assert_int_equal(seg_session_undo(s), 1);
     expect_segment(s, NULL, "the click at the frame undone");
     assert_int_equal(seg_session_click(s, photo.width, 0, GB_FOREGROUND), SEG_ERR_INVALID);
     assert_int_equal(seg_session_click(s, 0, 0, 3), SEG_ERR_INVALID);
     seg_session_close(s);
+    free(prev);
 
     /* a box alone, then a click inside it */
     assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, NULL, &o, &s, &err), SEG_OK);
@@ -402,6 +417,106 @@ static void test_session_equals_segment(void **state)
     assert_int_equal(seg_session_click(s, 300, 150, GB_FOREGROUND), SEG_OK);
     assert_int_equal(seg_session_cut(s, NULL, &err), SEG_ERR_NEED_SEEDS);
     assert_non_null(strstr(err.message, "no background seed"));
+    seg_session_close(s);
+}
+
+/* Cuts a click session's next click (quick, then refined as the page
+ * does) and checks it against `flowcut segment --previous`; returns the
+ * mask (malloc'ed). */
+static uint8_t *click_and_check(seg_session *s, int32_t x, int32_t y, uint8_t label, const uint8_t *prev,
+                                const char *what)
+{
+    const size_t npx = (size_t)photo.width * photo.height;
+    seg_error err = {0};
+    gb_params p;
+    gb_params_default(&p);
+    gb_models *kept = NULL; /* the quick cut's: fitted before the click (on the seeds when both regions have some) */
+    const uint8_t *l = seg_session_labels(s);
+    int has[3] = {0};
+    for (size_t i = 0; i < npx; i++)
+        has[l[i]] = 1;
+    if (has[GB_FOREGROUND] && has[GB_BACKGROUND])
+        assert_int_equal(gb_models_fit(photo.data, photo.width, photo.height, l, &p, &kept), GB_OK);
+    assert_int_equal(seg_session_click(s, x, y, label), SEG_OK);
+    seg_session_set_refit(s, 0);
+    seg_cut_stats st;
+    assert_int_equal(seg_session_cut(s, &st, &err), SEG_OK);
+    if (prev && kept) { /* the quick cut equals a fresh build with those models and the term */
+        uint8_t *want = malloc(npx);
+        int64_t flow;
+        reference_previous.previous = prev, reference_previous.keep_x = x, reference_previous.keep_y = y;
+        reference_mask(seg_session_labels(s), kept, p.lambda, want, &flow);
+        reference_previous.previous = NULL;
+        if (memcmp(want, seg_session_mask(s), npx) || flow != st.flow)
+            fail_msg("%s: the quick cut differs from a fresh build (flow %lld vs %lld)", what, (long long)st.flow,
+                     (long long)flow);
+        printf("%s, quick: total %.3f solve %.3f warm %d px %lld\n", what, st.total_seconds, st.solve_seconds,
+               st.warm, (long long)st.changed_pixels);
+        free(want);
+    }
+    gb_models_free(kept);
+    seg_session_set_refit(s, 1);
+    expect_segment_full(s, NULL, -1, prev, prev ? &(seg_click){x, y, label} : NULL, what);
+    assert_int_equal(seg_session_commit(s), SEG_OK);
+    uint8_t *m = malloc(npx);
+    memcpy(m, seg_session_mask(s), npx);
+    return m;
+}
+
+/* The previous answer's term: each click corrects the mask before it, undo
+ * and redo bring back each step's mask bit for bit, and any other edit
+ * (or a click before the last one was cut) ends the term. */
+static void test_clicks_correct_previous_answers(void **state)
+{
+    (void)state;
+    const size_t npx = (size_t)photo.width * photo.height;
+    seg_session_options o;
+    seg_session_options_default(&o);
+    o.solve.engine = MF_ENGINE_CPU;
+    o.solve.threads = 2; /* warm repairs */
+    seg_session *s = NULL;
+    seg_error err = {0};
+    assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, NULL, &o, &s, &err), SEG_OK);
+    uint8_t *m1 = click_and_check(s, 300, 150, GB_FOREGROUND, NULL, "first click");
+    uint8_t *m2 = click_and_check(s, 200, 120, GB_BACKGROUND, m1, "second click");
+    uint8_t *m3 = click_and_check(s, 420, 330, GB_FOREGROUND, m2, "third click");
+    uint8_t *m4 = click_and_check(s, 330, 250, GB_BACKGROUND, m3, "fourth click");
+    const uint8_t *want[] = {m3, m2, m1};
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(seg_session_undo(s), 1);
+        assert_int_equal(seg_session_cut(s, NULL, &err), SEG_OK);
+        assert_memory_equal(seg_session_mask(s), want[k], npx);
+    }
+    assert_int_equal(seg_session_redo(s), 1);
+    assert_int_equal(seg_session_redo(s), 1);
+    assert_int_equal(seg_session_cut(s, NULL, &err), SEG_OK);
+    assert_memory_equal(seg_session_mask(s), m3, npx);
+    assert_int_equal(seg_session_redo(s), 1);
+    assert_int_equal(seg_session_cut(s, NULL, &err), SEG_OK);
+    assert_memory_equal(seg_session_mask(s), m4, npx);
+    /* two clicks with no cut between: the mask answers neither, no term */
+    assert_int_equal(seg_session_click(s, 100, 300, GB_BACKGROUND), SEG_OK);
+    assert_int_equal(seg_session_click(s, 380, 200, GB_FOREGROUND), SEG_OK);
+    expect_segment(s, NULL, "two clicks at once");
+    /* a stroke ends the term */
+    uint8_t *before = malloc(npx);
+    memcpy(before, seg_session_mask(s), npx);
+    uint8_t *m5 = click_and_check(s, 250, 300, GB_FOREGROUND, before, "a click");
+    free(before);
+    assert_int_equal(seg_session_paint_line(s, GB_BACKGROUND, 10, 10, 80, 12, 3), SEG_OK);
+    expect_segment(s, NULL, "a stroke after a click");
+    /* with no history the term still holds for the cut after the click */
+    seg_session_set_history_limit(s, 0);
+    memcpy(m5, seg_session_mask(s), npx);
+    free(click_and_check(s, 150, 330, GB_BACKGROUND, m5, "a click with no history"));
+    seg_session_close(s);
+    free(m1), free(m2), free(m3), free(m4), free(m5);
+
+    /* keep 0: clicks alone, as without --previous */
+    o.graph.keep = 0;
+    assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, NULL, &o, &s, &err), SEG_OK);
+    free(click_and_check(s, 300, 150, GB_FOREGROUND, NULL, "first click, keep 0"));
+    free(click_and_check(s, 200, 120, GB_BACKGROUND, NULL, "second click, keep 0"));
     seg_session_close(s);
 }
 
@@ -665,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_frozen_models_many_threads),
         cmocka_unit_test(test_quick_cut_keeps_first_flow),
         cmocka_unit_test(test_session_equals_segment),
+        cmocka_unit_test(test_clicks_correct_previous_answers),
         cmocka_unit_test(test_prior_updates_equal_fresh_builds),
         cmocka_unit_test(test_cache_bytes),
         cmocka_unit_test(test_save_is_atomic),

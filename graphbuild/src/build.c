@@ -46,6 +46,7 @@ typedef struct build {
     int32_t *cancelled;
     int all_terminals; /* both terminal arcs at every pixel, zero or not */
     double geodesic;   /* weight of the geodesic prior, 0: none */
+    gb_keep keep;      /* the previous answer's term */
     float *dist_fg, *dist_bg; /* dist_bg only with the prior (star needs dist_fg alone) */
     int32_t *parent_fg; /* star convexity: p on the source side => parent too */
     int32_t *row_sources, *row_sinks; /* per row, for the grid form (gb_build_grid) */
@@ -203,11 +204,6 @@ void gb_pixel_terminals(const uint8_t *rgb, uint8_t seed, const gb_models *model
     pixel_terminals(rgb, seed, models, seed_cap, cs, ct);
 }
 
-static void add_geodesic_prior(const build *b, int64_t i, int32_t *cs, int32_t *ct)
-{
-    gb_add_prior(b->geodesic, b->dist_fg[i], b->dist_bg[i], cs, ct);
-}
-
 /* The band's arc counts: its terminal arcs, and the n-links row by row
  * (direction d pairs W - |dx| pixels of a row with the row dy below, where
  * there is one). */
@@ -230,7 +226,7 @@ static void band_counts(build *b, band *bd, int64_t source_arcs, int64_t sink_ar
 static void pass_terminals(build *b, band *bd)
 {
     const uint8_t *seeds = b->seeds;
-    const int prior = b->dist_bg != NULL, all = b->all_terminals;
+    const int prior = b->dist_bg != NULL, all = b->all_terminals, keep = b->keep.previous != NULL;
     int32_t *term = b->term, *cancelled = b->cancelled;
     int64_t offset = 0, source_arcs = 0, sink_arcs = 0;
     for (int32_t y = bd->y0; y < bd->y1; y++) {
@@ -240,7 +236,9 @@ static void pass_terminals(build *b, band *bd)
             uint8_t seed = seeds ? seeds[i] : GB_UNMARKED;
             pixel_terminals(b->rgb + 3 * i, seed, b->models, b->K, &cs, &ct);
             if (prior && seed == GB_UNMARKED)
-                add_geodesic_prior(b, i, &cs, &ct);
+                gb_add_prior(b->geodesic, b->dist_fg[i], b->dist_bg[i], &cs, &ct);
+            if (keep && seed == GB_UNMARKED)
+                gb_add_keep(&b->keep, i, &cs, &ct);
             int32_t m = cs < ct ? cs : ct, t = cs - ct;
             offset += m;
             if (cancelled)
@@ -513,6 +511,10 @@ static int build_network(const uint8_t *rgb, int32_t width, int32_t height, cons
     b->nd = nd;
     b->cancelled = cancelled;
     b->all_terminals = all_terminals;
+    if (!gb_keep_init(&b->keep, p, width, height)) {
+        free(b);
+        return GB_ERR_INVALID;
+    }
     b->g = g;
     b->w = mf_alloc_big(sizeof(int32_t) * (size_t)npx * (size_t)nd);
     b->term = mf_alloc_big(sizeof(int32_t) * (size_t)npx);

@@ -59,6 +59,44 @@ static inline void gb_add_prior(double geodesic, double df, double db, int32_t *
     *ct = (int32_t)(cost_fg < cap_max ? cost_fg : cap_max);
 }
 
+/* The previous answer's term (gb_params.keep), its constants worked out
+ * once per build: the one definition for every builder, like the prior's. */
+typedef struct gb_keep {
+    const uint8_t *previous; /* NULL: no term */
+    int32_t width;
+    double x, y, inv_r2, scale;
+} gb_keep;
+
+/* 1 when p's previous answer is usable on a width x height photo (or
+ * there is none); the term is then set up in *k (previous NULL: none). */
+static inline int gb_keep_init(gb_keep *k, const gb_params *p, int32_t width, int32_t height)
+{
+    k->previous = NULL;
+    if (!p->previous || !(p->keep > 0))
+        return 1;
+    if (!(p->keep_radius > 0) || !(p->keep <= GB_MAX_DATA_COST) || p->keep_x < 0 || p->keep_x >= width ||
+        p->keep_y < 0 || p->keep_y >= height)
+        return 0;
+    const double r = p->keep_radius * (width < height ? width : height);
+    k->previous = p->previous;
+    k->width = width;
+    k->x = p->keep_x;
+    k->y = p->keep_y;
+    k->inv_r2 = r > 0.5 ? 1.0 / (r * r) : 4.0;
+    k->scale = GB_SCALE * p->keep;
+    return 1;
+}
+
+/* Pixel i's term: leaving its previous label costs scale * min(1, d^2 / R^2). */
+static inline void gb_add_keep(const gb_keep *k, int64_t i, int32_t *cs, int32_t *ct)
+{
+    const double dx = (double)(i % k->width) - k->x, dy = (double)(i / k->width) - k->y;
+    const double f = (dx * dx + dy * dy) * k->inv_r2, cap_max = GB_SCALE * GB_MAX_DATA_COST;
+    int32_t *c = k->previous[i] ? cs : ct; /* cs is paid on the background side */
+    const double v = *c + k->scale * (f < 1.0 ? f : 1.0) + 0.5;
+    *c = (int32_t)(v < cap_max ? v : cap_max);
+}
+
 static inline int gb_lut_index(const unsigned char *px)
 {
     return ((px[0] / GB_LUT_STEP) * GB_LUT_SIDE + px[1] / GB_LUT_STEP) * GB_LUT_SIDE + px[2] / GB_LUT_STEP;

@@ -18,6 +18,7 @@
 #include "flowcut/graphbuild.h"
 #include "gb_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,9 @@ struct gb_prior {
     unsigned sides;    /* gb_frame_sides of seeds: no border start there */
     int32_t *changed;  /* per row [lo, hi): pixels whose terminals may have moved at the last update */
     int32_t *span[4];  /* per row [lo, hi): work */
+    gb_keep keep;      /* the previous answer's term (gb_prior_set_previous) */
+    uint8_t *previous; /* its copy of the previous answer, 0 or 1 */
+    int32_t *keep_moved; /* per row [lo, hi): pixels whose term moved since the last update */
 };
 
 /* The prior's arrays: the seeds and the spans always, the costs and every
@@ -45,7 +49,8 @@ static int alloc_arrays(gb_prior *pr)
     const size_t npx = (size_t)pr->width * (size_t)pr->height, rows = 2 * (size_t)pr->height;
     pr->seeds = malloc(npx);
     pr->changed = malloc(sizeof(int32_t) * rows);
-    int ok = pr->seeds && pr->changed;
+    pr->keep_moved = malloc(sizeof(int32_t) * rows);
+    int ok = pr->seeds && pr->changed && pr->keep_moved;
     for (int k = 0; k < 4; k++)
         ok &= (pr->span[k] = malloc(sizeof(int32_t) * rows)) != NULL;
     if (pr->p.geodesic > 0) {
@@ -63,6 +68,8 @@ static int alloc_arrays(gb_prior *pr)
     return ok ? GB_OK : GB_ERR_NOMEM;
 }
 
+static void spans_clear(int32_t *sp, int32_t h, int32_t w);
+
 int gb_prior_new(const uint8_t *rgb, int32_t width, int32_t height, const gb_params *p, gb_prior **out)
 {
     *out = NULL;
@@ -76,8 +83,14 @@ int gb_prior_new(const uint8_t *rgb, int32_t width, int32_t height, const gb_par
     pr->width = width;
     pr->height = height;
     pr->p = *p;
+    pr->p.previous = NULL; /* set below, from the prior's own copy */
     pr->nd = p->connectivity == 4 ? 2 : 4;
     int rc = alloc_arrays(pr);
+    if (!rc) {
+        spans_clear(pr->keep_moved, height, width);
+        if (p->previous && p->keep > 0)
+            rc = gb_prior_set_previous(pr, p->previous, p->keep_x, p->keep_y);
+    }
     if (!rc && p->geodesic > 0)
         rc = gb_geodesic_costs(rgb, width, height, p->connectivity, pr->similarity, NULL, gb_threads(p), pr->cost);
     if (rc) {
@@ -100,6 +113,8 @@ void gb_prior_free(gb_prior *pr)
             mf_free_big(pr->stage[r][k]);
     }
     free(pr->seeds);
+    free(pr->previous);
+    free(pr->keep_moved);
     free(pr->edge_fg);
     free(pr->changed);
     for (int k = 0; k < 4; k++)
@@ -319,6 +334,9 @@ int gb_prior_update(gb_prior *pr, const uint8_t *seeds, const int32_t **changed)
     int32_t *base = pr->span[0];
     spans_clear(pr->changed, h, w);
     spans_clear(base, h, w);
+    for (int32_t y = 0; y < h; y++) /* the previous answer's term moved there */
+        span_add(pr->changed, y, pr->keep_moved[2 * y], pr->keep_moved[2 * y + 1]);
+    spans_clear(pr->keep_moved, h, w);
     int rc = GB_OK;
     if (!pr->ready) { /* every pixel, from scratch */
         memcpy(pr->seeds, seeds, (size_t)w * (size_t)h);
@@ -360,6 +378,64 @@ void gb_prior_pixel_terminals(const gb_prior *pr, int64_t i, const gb_models *mo
     gb_pixel_terminals(pr->rgb + 3 * i, seed, models, seed_cap, cs, ct);
     if (pr->p.geodesic > 0 && seed == GB_UNMARKED)
         gb_add_prior(pr->p.geodesic, pr->dist[0][i], pr->dist[1][i], cs, ct);
+    if (pr->keep.previous && seed == GB_UNMARKED)
+        gb_add_keep(&pr->keep, i, cs, ct);
+}
+
+/* The rows' columns within the term's radius of a click at (x, y) (plus a
+ * pixel for rounding) join keep_moved. */
+static void keep_disc(gb_prior *pr, const gb_keep *k)
+{
+    const double r = 1.0 / sqrt(k->inv_r2) + 1.0;
+    for (int32_t y = 0; y < pr->height; y++) {
+        const double dy = y - k->y;
+        if (dy * dy > r * r)
+            continue;
+        const double half = sqrt(r * r - dy * dy);
+        const double lo = floor(k->x - half), hi = ceil(k->x + half) + 1;
+        span_add(pr->keep_moved, y, lo < 0 ? 0 : (int32_t)lo, hi > pr->width ? pr->width : (int32_t)hi);
+    }
+}
+
+int gb_prior_set_previous(gb_prior *pr, const uint8_t *previous, int32_t x, int32_t y)
+{
+    const int32_t w = pr->width, h = pr->height;
+    gb_params p = pr->p;
+    p.previous = previous, p.keep_x = x, p.keep_y = y;
+    gb_keep k;
+    if (!gb_keep_init(&k, &p, w, h))
+        return GB_ERR_INVALID;
+    if (k.previous && !pr->previous && !(pr->previous = malloc((size_t)w * (size_t)h)))
+        return GB_ERR_NOMEM;
+    const int was = pr->keep.previous != NULL;
+    if (was != (k.previous != NULL)) { /* the term comes or goes: every pixel's */
+        for (int32_t row = 0; row < h; row++)
+            span_add(pr->keep_moved, row, 0, w);
+    } else if (was) {
+        /* beyond the radius of both clicks the term is the whole weight,
+         * toward the label of the answer there: it moves where that did */
+        keep_disc(pr, &pr->keep);
+        keep_disc(pr, &k);
+        for (int32_t row = 0; row < h; row++) {
+            const uint8_t *a = pr->previous + (int64_t)row * w, *b = previous + (int64_t)row * w;
+            if (!memcmp(a, b, (size_t)w))
+                continue; /* a 0 / 1 answer, as the session's, unchanged here */
+            int32_t lo = 0, hi = w;
+            while (lo < w && a[lo] == (b[lo] != 0))
+                lo++;
+            while (hi > lo && a[hi - 1] == (b[hi - 1] != 0))
+                hi--;
+            span_add(pr->keep_moved, row, lo, hi);
+        }
+    }
+    if (k.previous) {
+        for (int64_t i = 0; i < (int64_t)w * h; i++)
+            pr->previous[i] = previous[i] != 0;
+        k.previous = pr->previous;
+    }
+    pr->keep = k;
+    pr->p.previous = k.previous, pr->p.keep_x = x, pr->p.keep_y = y;
+    return GB_OK;
 }
 
 /* One thread's rows of gb_prior_span_terminals. */

@@ -15,6 +15,9 @@ static void usage(FILE *f)
             "foreground mask (255 foreground, 0 background) as an 8-bit grey PNG.\n"
             "Seeds in any paint program: on a white layer or a copy of the photo, paint strokes\n"
             "on the object in red and on the background in blue (any brush), save as PNG.\n" SEG_OPTIONS_HELP
+            "  --previous MASK       the mask the last click corrects (255 or 1 foreground): near\n"
+            "                        that click the cut may change it, away from it less so\n"
+            "                        (--keep); what `flowcut ui` does at each click\n"
             "  -o, --output FILE     the mask\n"
             "  --overlay FILE        the photo with the background dimmed and the boundary drawn\n"
             "  --cutout FILE         RGBA PNG, background transparent\n"
@@ -26,20 +29,22 @@ static void usage(FILE *f)
 
 static int segment_one(const char *image, const char *seeds, const char *out, const char *overlay,
                        const char *cutout, int force, int show_time, int json, const seg_options *po);
+static int load_previous(const char *path, seg_options *o, img_image *img);
 
 int cmd_segment(int argc, char **argv)
 {
-    enum { O_OVERLAY = 256, O_CUTOUT, O_TIME, O_JSON };
+    enum { O_OVERLAY = 256, O_CUTOUT, O_TIME, O_JSON, O_PREVIOUS };
     static const struct option longopts[] = {
         SEG_LONG_OPTIONS,
         {"output", required_argument, NULL, 'o'},  {"overlay", required_argument, NULL, O_OVERLAY},
         {"cutout", required_argument, NULL, O_CUTOUT}, {"time", no_argument, NULL, O_TIME},
         {"json", no_argument, NULL, O_JSON},        {"force", no_argument, NULL, 'f'},
+        {"previous", required_argument, NULL, O_PREVIOUS},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     seg_options o;
     seg_options_default(&o);
-    const char *seeds = NULL, *out = NULL, *overlay = NULL, *cutout = NULL;
+    const char *seeds = NULL, *out = NULL, *overlay = NULL, *cutout = NULL, *previous = NULL;
     int force = 0, show_time = 0, json = 0, c;
     optind = 1;
     opterr = 0;
@@ -51,6 +56,7 @@ int cmd_segment(int argc, char **argv)
         case O_CUTOUT: cutout = optarg; break;
         case O_TIME: show_time = 1; break;
         case O_JSON: json = 1; break;
+        case O_PREVIOUS: previous = optarg; break;
         case 'f': force = 1; break;
         case 'q': g_display_level = 1; break;
         case 'h': usage(stdout); seg_args_done(&o); return EXIT_OK;
@@ -72,9 +78,38 @@ int cmd_segment(int argc, char **argv)
         seg_args_done(&o);
         return EXIT_USAGE;
     }
+    img_image prev = {0};
+    if (previous && load_previous(previous, &o, &prev)) {
+        seg_args_done(&o);
+        return EXIT_FAIL;
+    }
     int rc = segment_one(argv[optind], seeds, out, overlay, cutout, force, show_time, json, &o);
+    img_free(&prev);
     seg_args_done(&o);
     return rc;
+}
+
+/* --previous: a mask as `segment` writes it (or any grey or colour image:
+ * a pixel of 128 or more, or 1 in a 0 / 1 label image, is foreground). */
+static int load_previous(const char *path, seg_options *o, img_image *img)
+{
+    img_error e = {0};
+    if (img_load_labels(path, o->max_pixels, img, &e)) {
+        char msg[600];
+        img_error_format(&e, msg, sizeof msg);
+        DISPLAYLEVEL(1, "flowcut segment: --previous %s\n", msg);
+        return -1;
+    }
+    const int64_t n = (int64_t)img->width * img->height;
+    int binary = 1; /* 0 / 1 labels rather than a 0 / 255 mask */
+    for (int64_t i = 0; i < n * img->channels && binary; i++)
+        binary = img->data[i] <= 1;
+    for (int64_t i = 0; i < n; i++) {
+        const uint8_t *px = img->data + i * img->channels;
+        img->data[i] = binary ? px[0] : px[0] >= 128 || (img->channels >= 3 && (px[1] >= 128 || px[2] >= 128));
+    }
+    seg_options_set_previous(o, img->data, img->width, img->height);
+    return 0;
 }
 
 static int segment_one(const char *image, const char *seeds, const char *out, const char *overlay,

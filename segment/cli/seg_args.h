@@ -37,6 +37,9 @@
       "  --border D|off        the photo's border counts as a background stroke at geodesic\n"  \
       "                        distance D, in colour edges crossed (default 0.2), except on\n"  \
       "                        the sides a foreground seed touches\n")                          \
+    X(SO_KEEP, "keep", required_argument,                                                         \
+      "  --keep W              with --previous: a pixel away from the last click keeps its label\n" \
+      "                        there unless the photo argues by over W nats (default 4; 0: off)\n") \
     X(SO_STAR, "star", required_argument,                                                         \
       "  --star on|off         geodesic star convexity: every foreground pixel joins a\n"       \
       "                        foreground seed by its shortest path (default off)\n")          \

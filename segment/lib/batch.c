@@ -224,6 +224,7 @@ static int start_job(batch_run *run, const seg_batch_item *it, seg_job *job)
     seg_options o = *run->opt;
     seg_prompts *p = NULL;
     o.prompts = NULL;
+    o.previous = NULL; /* a previous answer is one photo's, not a batch's */
     if (it->prompts) {
         seg_error e = {0};
         if (!(p = seg_prompts_new()) || seg_prompts_read_file(p, it->prompts, &e)) {

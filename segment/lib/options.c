@@ -46,6 +46,15 @@ void seg_options_set_prompts(seg_options *o, const seg_prompts *p)
         o->prompts = p;
 }
 
+void seg_options_set_previous(seg_options *o, const uint8_t *previous, int32_t width, int32_t height)
+{
+    if (o) {
+        o->previous = previous;
+        o->previous_width = width;
+        o->previous_height = height;
+    }
+}
+
 void seg_free(void *p)
 {
     free(p);
@@ -172,6 +181,10 @@ int seg_options_set(seg_options *o, const char *name, const char *value, seg_err
         if (parse_number(value, 0, 40, 0, &v))
             return seg_fail(err, SEG_ERR_INVALID, "geodesic needs a weight in [0, 40] (nats; 0: off)");
         o->graph.geodesic = v;
+    } else if (!strcmp(name, "keep")) {
+        if (parse_number(value, 0, 40, 0, &v))
+            return seg_fail(err, SEG_ERR_INVALID, "keep needs a weight in [0, 40] (nats; 0: off)");
+        o->graph.keep = v;
     } else if (!strcmp(name, "border")) {
         if (!strcmp(value, "off"))
             o->graph.border = -1.0;

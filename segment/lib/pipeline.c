@@ -270,7 +270,13 @@ static int build_network(const seg_result *r, const uint8_t *labels, const uint8
 {
     gb_models *models = NULL;
     double t0 = seg_now(), fit = 0;
-    int rc = gb_build_fitting(r->photo.data, r->photo.width, r->photo.height, labels, model_labels, &o->graph,
+    gb_params gp = o->graph;
+    seg_error e = {0};
+    if (seg_keep_params(o, r->photo.width, r->photo.height, &gp, &e)) {
+        snprintf(error, error_size, "%s", e.message);
+        return -1;
+    }
+    int rc = gb_build_fitting(r->photo.data, r->photo.width, r->photo.height, labels, model_labels, &gp,
                               grid ? NULL : g, cancelled, grid, &models, &fit);
     const int fitted = models != NULL;
     gb_models_free(models);
@@ -380,6 +386,13 @@ int seg_job_begin(seg_job *j, const char *name, img_image *photo, uint8_t *label
         return -1;
     }
     j->model_labels = j->labels;
+    gb_params gp;
+    seg_error e = {0};
+    if (seg_keep_params(o, j->r.photo.width, j->r.photo.height, &gp, &e)) {
+        snprintf(j->r.error, sizeof j->r.error, "%s: %s", name, e.message);
+        j->r.code = SEG_ERR_INVALID;
+        return -1;
+    }
     int rc = prompt_model_labels(j, o);
     if (rc) {
         if (rc > 0)

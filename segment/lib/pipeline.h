@@ -66,6 +66,12 @@ void seg_labels_from_cut(const uint8_t *side, int64_t n, uint8_t *labels);
  * of the smoothness weight; the rest as p. */
 void seg_box_params(const gb_params *p, gb_params *box);
 
+/* gp's previous answer (gb_params.previous, keep_x, keep_y) from
+ * o->previous and the last of o's clicks, on a width x height photo; none
+ * without o->previous or with a box (its route's energy has none).
+ * SEG_ERR_INVALID (err may be NULL) without a click or for another size. */
+int seg_keep_params(const seg_options *o, int32_t width, int32_t height, gb_params *gp, seg_error *err);
+
 /* The box's route's first SEG_BOX_ITERATIONS cuts at half the photo's
  * width and height (box_route.c): model_labels (the box's first samples,
  * seg_model_labels) become the last coarse cut, brought to full size, and

@@ -6,6 +6,7 @@
  * clicked side. A box is GrabCut's rectangle: every pixel outside it is a
  * hard background seed. Later prompts win over earlier ones where they
  * overlap (a click outside the box stays the user's click). */
+#include "pipeline.h"
 #include "seg_internal.h"
 
 #include <ctype.h>
@@ -333,4 +334,22 @@ int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const
     }
     *out = m;
     return 0;
+}
+
+int seg_keep_params(const seg_options *o, int32_t width, int32_t height, gb_params *gp, seg_error *err)
+{
+    gp->previous = NULL;
+    int32_t box[4];
+    if (!o->previous || (o->prompts && seg_prompts_get_box(o->prompts, box)))
+        return SEG_OK; /* a box's route has an energy of its own */
+    if (!o->prompts || !o->prompts->nclicks)
+        return seg_fail(err, SEG_ERR_INVALID, "a previous answer needs the click that corrects it (--clicks)");
+    if (o->previous_width != width || o->previous_height != height)
+        return seg_fail(err, SEG_ERR_INVALID, "the previous answer is %dx%d, the photo %dx%d", o->previous_width,
+                        o->previous_height, width, height);
+    const seg_click *c = &o->prompts->clicks[o->prompts->nclicks - 1];
+    gp->previous = o->previous;
+    gp->keep_x = c->x;
+    gp->keep_y = c->y;
+    return SEG_OK;
 }

@@ -68,6 +68,7 @@ void seg_session_close(seg_session *s)
     free(s->labels);
     free(s->mask);
     free(s->committed);
+    free(s->keep_mask);
     session_history_free(s);
     free(s);
 }
@@ -100,6 +101,7 @@ static void mark_edit(seg_session *s, int32_t x0, int32_t y0, int32_t x1, int32_
         return;
     session_mark_dirty(s, x0, y0, x1, y1);
     grow_box(s->step, x0, y0, x1, y1);
+    s->keep_on = 0; /* a click sets its term after this */
 }
 
 int seg_session_open(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels,
@@ -123,8 +125,9 @@ int seg_session_open(const uint8_t *rgb, int32_t width, int32_t height, const ui
     s->labels = calloc((size_t)s->npx, 1);
     s->mask = calloc((size_t)s->npx, 1);
     s->committed = calloc((size_t)s->npx, 1);
+    s->keep_mask = calloc((size_t)s->npx, 1);
     s->hist_limit = SEG_SESSION_HISTORY_DEFAULT;
-    if (!s->rgb || !s->labels || !s->mask || !s->committed) {
+    if (!s->rgb || !s->labels || !s->mask || !s->committed || !s->keep_mask) {
         seg_session_close(s);
         return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
     }
@@ -325,6 +328,8 @@ int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label)
 {
     if (x < 0 || y < 0 || x >= s->width || y >= s->height || (label != GB_FOREGROUND && label != GB_BACKGROUND))
         return SEG_ERR_INVALID;
+    /* the mask answers every edit so far: this click corrects it */
+    const int answered = s->cut_valid && s->dirty[0] >= s->dirty[2];
     /* the disc of seg_prompts_paint, pixel for pixel */
     const int32_t r = seg_prompts_radius(s->width, s->height);
     const int32_t x0 = x - r < 0 ? 0 : x - r, x1 = x + r >= s->width ? s->width - 1 : x + r;
@@ -334,6 +339,8 @@ int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label)
             if ((px - x) * (px - x) + (py - y) * (py - y) <= r * r)
                 session_set_label(s, (int64_t)py * s->width + px, label);
     mark_edit(s, x0, y0, x1 + 1, y1 + 1);
+    if (answered)
+        session_keep_click(s, x, y);
     return SEG_OK;
 }
 
@@ -691,6 +698,7 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
             seg_box_params(&s->opt.graph, &s->net);
         else
             s->net = s->opt.graph;
+        session_keep_params(s, box, &s->net);
         rc = build_fresh(s, err);
         if (rc) {
             drop_network(s);
@@ -702,7 +710,9 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         int all = 0;
         /* the prior's distances first: the re-fit reads them */
         const int32_t *span = NULL;
-        if (s->prior && (rc = gb_prior_update(s->prior, s->labels, &span))) {
+        session_keep_params(s, box, &s->net);
+        if (s->prior && ((rc = gb_prior_set_previous(s->prior, s->net.previous, s->net.keep_x, s->net.keep_y)) ||
+                         (rc = gb_prior_update(s->prior, s->labels, &span)))) {
             drop_network(s); /* the distances are part-updated: the next cut starts afresh */
             return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
         }

@@ -8,9 +8,12 @@
 static void history_drop(seg_session *s, int64_t from, int64_t to)
 {
     for (int64_t k = from; k < to; k++) {
-        s->hist_bytes -= STEP_COST(s->steps[k].size);
+        s->hist_bytes -= STEP_COST(s->steps[k]);
         free(s->steps[k].data);
         s->steps[k].data = NULL;
+        session_keep_unref(s->steps[k].keep[0]);
+        session_keep_unref(s->steps[k].keep[1]);
+        s->steps[k].keep[0] = s->steps[k].keep[1] = NULL;
     }
 }
 
@@ -101,20 +104,24 @@ int seg_session_commit(seg_session *s)
         return SEG_OK;
     int rc = SEG_OK;
     size_t size = encode_step(s, NULL);
+    keep_pack *after = NULL;
+    if (size && session_keep_pack(s, &after))
+        rc = SEG_ERR_NOMEM;
+    hist_step st = {NULL, size, {b[0], b[1], b[2], b[3]}, {{0}}, {s->committed_keep, after}};
     if (size) {
         /* a new step ends the redo branch */
         history_drop(s, s->pos, s->nsteps);
         s->nsteps = s->pos;
-        if (STEP_COST(size) > s->hist_limit) {
+        if (rc || STEP_COST(st) > s->hist_limit) {
             /* larger than the whole allowance: not undoable, and the older
              * steps cannot be replayed across it */
             history_drop(s, s->head, s->nsteps);
             s->head = s->pos = s->nsteps = 0;
         } else {
-            s->hist_bytes += STEP_COST(size); /* charged first so the trim makes room */
+            s->hist_bytes += STEP_COST(st); /* charged first so the trim makes room */
             history_trim(s);
-            s->hist_bytes -= STEP_COST(size);
-            hist_step st = {malloc(size), size, {b[0], b[1], b[2], b[3]}, {{0}}};
+            s->hist_bytes -= STEP_COST(st);
+            st.data = malloc(size);
             memcpy(st.prompt_box[0], s->committed_box, sizeof st.prompt_box[0]);
             st.prompt_box[1][0] = s->has_box;
             memcpy(st.prompt_box[1] + 1, s->box, sizeof s->box);
@@ -131,12 +138,18 @@ int seg_session_commit(seg_session *s)
                 rc = SEG_ERR_NOMEM;
             } else {
                 encode_step(s, st.data);
+                session_keep_ref(st.keep[0]);
+                session_keep_ref(st.keep[1]);
                 s->steps[s->nsteps++] = st;
                 s->pos = s->nsteps;
-                s->hist_bytes += STEP_COST(size);
+                s->hist_bytes += STEP_COST(st);
             }
         }
+        /* the term after this step starts the next one */
+        session_keep_unref(s->committed_keep);
+        s->committed_keep = session_keep_ref(after);
     }
+    session_keep_unref(after);
     for (int32_t y = b[1]; y < b[3]; y++)
         memcpy(s->committed + (int64_t)y * s->width + b[0], s->labels + (int64_t)y * s->width + b[0],
                (size_t)(b[2] - b[0]));
@@ -150,6 +163,9 @@ int seg_session_commit(seg_session *s)
  * drawn over another one undoes to the first box's route. */
 static void apply_step(seg_session *s, const hist_step *st, int after)
 {
+    session_keep_unpack(s, st->keep[after]);
+    session_keep_unref(s->committed_keep);
+    s->committed_keep = session_keep_ref(st->keep[after]);
     s->has_box = st->prompt_box[after][0];
     memcpy(s->box, st->prompt_box[after] + 1, sizeof s->box);
     memcpy(s->committed_box, st->prompt_box[after], sizeof s->committed_box);
@@ -214,4 +230,6 @@ void session_history_free(seg_session *s)
         history_drop(s, s->head, s->nsteps);
     free(s->steps);
     s->steps = NULL;
+    session_keep_unref(s->committed_keep);
+    s->committed_keep = NULL;
 }

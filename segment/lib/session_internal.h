@@ -42,6 +42,11 @@ struct seg_session {
     int64_t last_flow, last_fg;
     char last_device[128];
     int64_t count[3];     /* pixels per label, kept as labels change */
+    /* the previous answer's term (session_keep.c) */
+    uint8_t *keep_mask;   /* 0 / 1: the mask the last click corrects */
+    int keep_on;          /* the term is part of the energy */
+    int32_t keep_xy[2];   /* the click */
+    struct keep_pack *committed_keep; /* the term at the last step boundary */
     /* undo history: steps [head, nsteps) recorded, [head, pos) applied */
     uint8_t *committed;   /* the labels at the last step boundary */
     int32_t committed_box[5]; /* has_box and box at the last step boundary */
@@ -60,10 +65,26 @@ typedef struct hist_step {
     size_t size;
     int32_t box[4];
     int32_t prompt_box[2][5]; /* has_box and the box before and after the step */
+    struct keep_pack *keep[2]; /* the previous answer's term before and after */
 } hist_step;
 
-/* What one step is charged against the limit: its runs and its slot. */
-#define STEP_COST(size) ((size) + sizeof(hist_step))
+/* What one step is charged against the limit: its runs, its term after
+ * it (the one before is the last step's) and its slot. */
+#define STEP_COST(st) ((st).size + session_keep_bytes((st).keep[1]) + sizeof(hist_step))
+
+/* The previous answer's term (session_keep.c). */
+typedef struct keep_pack keep_pack;
+/* A click at (x, y), painted, that corrects the last cut's mask (which
+ * answered every edit before it): the term is that mask and the click. */
+void session_keep_click(seg_session *s, int32_t x, int32_t y);
+/* p's previous answer for the network: the term, unless a box stands. */
+void session_keep_params(const seg_session *s, int box, gb_params *p);
+/* The term as the history keeps it (NULL: none); SEG_ERR_NOMEM. */
+int session_keep_pack(const seg_session *s, keep_pack **out);
+void session_keep_unpack(seg_session *s, const keep_pack *k);
+keep_pack *session_keep_ref(keep_pack *k);
+void session_keep_unref(keep_pack *k);
+size_t session_keep_bytes(const keep_pack *k);
 
 
 /* Every label write goes through here: the counts stay exact without a

@@ -134,7 +134,7 @@ class SeedPrompts:
             s[y, x] = 1 if p else 2
         return s
 
-    def __call__(self, image, clicks, box, work, shape):
+    def __call__(self, image, clicks, box, work, shape, previous=None):
         seeds = work + "-seeds.png"
         cv2.imwrite(seeds, self.seeds(shape, clicks, box))
         return _run(self.flowcut, [image, "--seeds", seeds], work + "-mask.png")
@@ -155,16 +155,23 @@ def cli_prompt_args(clicks, box):
 
 class CliPrompts:
     """Clicks and box passed to `flowcut segment` as options (no seed file),
-    default options otherwise."""
+    default options otherwise. With previous (the default), each call after
+    the first also gets the mask flowcut gave before the newest click
+    (--previous), as a session's click corrects its last answer."""
 
     box_alone = True
 
-    def __init__(self, flowcut, extra=()):
+    def __init__(self, flowcut, extra=(), previous=True):
         self.flowcut = flowcut
         self.extra = list(extra)  # more `flowcut segment` options (--flowcut-args)
+        self.previous = previous
 
-    def __call__(self, image, clicks, box, work, shape):
-        return _run(self.flowcut, [image] + cli_prompt_args(clicks, box) + self.extra, work + "-mask.png")
+    def __call__(self, image, clicks, box, work, shape, previous=None):
+        argv = [image] + cli_prompt_args(clicks, box) + self.extra
+        if self.previous and previous is not None and clicks:
+            cv2.imwrite(work + "-previous.png", previous.astype(np.uint8) * 255)
+            argv += ["--previous", work + "-previous.png"]
+        return _run(self.flowcut, argv, work + "-mask.png")
 
 
 def session(segment, image, label, box, work, max_clicks=20, stop_at=0.90, min_clicks=5):
@@ -186,6 +193,7 @@ def session(segment, image, label, box, work, max_clicks=20, stop_at=0.90, min_c
     shape = label.shape
     clicker = Clicker(label)
     pred = np.zeros(shape, bool)
+    answer = None  # flowcut's last mask, which the next click corrects
     times, cpus, failed, box_iou, box_time = [], [], 0, None, None
     if box is not None and segment.box_alone:
         t0 = time.perf_counter()
@@ -195,7 +203,7 @@ def session(segment, image, label, box, work, max_clicks=20, stop_at=0.90, min_c
             failed += 1
             box_iou = 0.0
         else:
-            pred, box_iou = m, iou(m, label)
+            pred, box_iou, answer = m, iou(m, label), m
     ious = [iou(pred, label) if box_iou is None else box_iou]
     while len(ious) <= max_clicks:
         k = len(ious) - 1
@@ -207,7 +215,8 @@ def session(segment, image, label, box, work, max_clicks=20, stop_at=0.90, min_c
             ious.append(ious[-1])
             continue
         t0 = time.perf_counter()
-        m, cpu = segment(image, clicker.clicks, box, work, shape)
+        m, cpu = segment(image, clicker.clicks, box, work, shape, previous=answer)
+        answer = m
         times.append(time.perf_counter() - t0)
         cpus.append(cpu)
         if m is None:

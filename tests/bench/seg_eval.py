@@ -32,13 +32,16 @@ outside as background, and since the CLI refuses a box without a
 foreground seed the box protocol's baseline is box + robot clicks, with no
 box-only mask) or cli (`flowcut segment IMAGE --clicks 'X,Y -X,Y ...'
 --box X,Y,W,H`, a minus for a background click; the syntax is in one
-place, clicker.cli_prompt_args).
+place, clicker.cli_prompt_args), each call after the first with the mask
+before the newest click as --previous, as a session's click corrects its
+last answer (--no-previous: the clicks alone).
 
 usage: seg_eval.py FLOWCUT [--configs all|default] [--limit N] [--no-grabcut]
                            [--protocol dense|robot|both|clicks|box]
                            [--set seg-dev|weizmann|both] [--jobs N]
                            [--prompts seeds|cli] [--radius R] [--markdown]
                            [--no-flowcut] [--flowcut-args '--star on ...'] [--data DIR]
+                           [--no-previous]
 --jobs runs N flowcut processes at once (the time column is then per
 process, with the cores shared); for clicks and box, N sessions at once.
 --markdown prints the interactive tables as Markdown; --no-flowcut leaves
@@ -171,7 +174,8 @@ def interactive(flowcut, which, items, protocol, prompts, radius, jobs, grabcut,
     """The clicks or box protocol on one data set: one table row for flowcut
     (and for box, one for grabCut)."""
     import clicker
-    segment = clicker.SeedPrompts(flowcut, radius) if prompts == "seeds" else clicker.CliPrompts(flowcut, EXTRA)
+    segment = (clicker.SeedPrompts(flowcut, radius) if prompts == "seeds" else
+               clicker.CliPrompts(flowcut, EXTRA, previous=not NO_PREVIOUS))
     labels = [read_label(lp, th) for _, _, lp, th in items]
     boxes = [clicker.grown_box(lab) if protocol == "box" else None for lab in labels]
 
@@ -193,7 +197,8 @@ def interactive(flowcut, which, items, protocol, prompts, radius, jobs, grabcut,
         times = np.concatenate([r["times"] for r in res] or [[]])
         cpus = np.concatenate([r["cpu"] for r in res] or [[]])
         row = {"set": which, "protocol": protocol, "method": "flowcut, prompts " + prompts +
-               (" r=%d" % radius if prompts == "seeds" else "") + (" " + " ".join(EXTRA) if EXTRA else ""),
+               (" r=%d" % radius if prompts == "seeds" else " no --previous" if NO_PREVIOUS else "") +
+               (" " + " ".join(EXTRA) if EXTRA else ""),
                "images": len(items),
                "NoC@85": np.mean([clicker.noc(i, 0.85) for i in ious]),
                "NoC@90": np.mean([clicker.noc(i, 0.90) for i in ious]),
@@ -238,10 +243,11 @@ def interactive(flowcut, which, items, protocol, prompts, radius, jobs, grabcut,
             print("  ".join(fmt(r.get(c)).rjust(w) for c, w in zip(cols, widths)), flush=True)
 
 EXTRA = []  # --flowcut-args: more `flowcut segment` options for the interactive protocols
+NO_PREVIOUS = False  # --no-previous: every call from the clicks alone
 
 
 def main():
-    global DATA, WEIZMANN
+    global DATA, WEIZMANN, NO_PREVIOUS
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         sys.exit(0 if len(sys.argv) >= 2 else 2)
@@ -250,6 +256,7 @@ def main():
     opt = lambda k, d: args[args.index(k) + 1] if k in args else d
     import shlex
     EXTRA[:] = shlex.split(opt("--flowcut-args", ""))
+    NO_PREVIOUS = "--no-previous" in args
     if "--data" in args:  # a folder holding seg-dev/ and weizmann/
         DATA = os.path.join(opt("--data", ""), "seg-dev")
         WEIZMANN = os.path.join(opt("--data", ""), "weizmann")

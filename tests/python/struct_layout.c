@@ -57,7 +57,8 @@ int main(void)
     FIELD(gb_params, lambda); FIELD(gb_params, connectivity); FIELD(gb_params, model);
     FIELD(gb_params, gmm_components); FIELD(gb_params, uniform_mix); FIELD(gb_params, threads);
     FIELD(gb_params, geodesic); FIELD(gb_params, border); FIELD(gb_params, star); FIELD(gb_params, in_lists);
-    FIELD(gb_params, quick_fit);
+    FIELD(gb_params, quick_fit); FIELD(gb_params, keep); FIELD(gb_params, keep_radius);
+    FIELD(gb_params, previous); FIELD(gb_params, keep_x); FIELD(gb_params, keep_y);
 
     STRUCT(seg_error);
     FIELD(seg_error, code); FIELD(seg_error, message);

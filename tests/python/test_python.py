@@ -240,13 +240,33 @@ class TestSession(unittest.TestCase):
         with flowcut.Session(rgb, engine="cpu") as s:
             s.click(300, 150)
             s.cut()
-            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, clicks=[(300, 150)], engine="cpu")))
+            first = s.mask.copy()
+            self.assertTrue(np.array_equal(first, flowcut.segment(rgb, clicks=[(300, 150)], engine="cpu")))
+            s.commit()
+            # the second click corrects the first answer: segment() replays it
+            # with that answer as previous
             s.click(60, 60, positive=False)
             s.cut()
-            want = flowcut.segment(rgb, clicks=[(300, 150), (60, 60, False)], engine="cpu")
+            clicks = [(300, 150), (60, 60, False)]
+            want = flowcut.segment(rgb, clicks=clicks, previous=first, engine="cpu")
             self.assertTrue(np.array_equal(s.mask, want))
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, clicks=clicks, previous=first == 255,
+                                                                   engine="cpu")))
+            # keep=0: the clicks alone
+            alone = flowcut.segment(rgb, clicks=clicks, previous=first, keep=0, engine="cpu")
+            self.assertTrue(np.array_equal(alone, flowcut.segment(rgb, clicks=clicks, engine="cpu")))
+            self.assertTrue(s.undo())
+            s.cut()
+            self.assertTrue(np.array_equal(s.mask, first))
             with self.assertRaisesRegex(ValueError, "outside"):
                 s.click(rgb.shape[1], 0)
+            with self.assertRaisesRegex(ValueError, "previous must be"):
+                flowcut.segment(rgb, clicks=clicks, previous=first[1:])
+            with self.assertRaisesRegex(flowcut.FlowcutError, "needs the click"):
+                flowcut.segment(rgb, np.where(first > 0, 1, 2).astype(np.uint8), previous=first)
+            box = (150, 60, 320, 280)  # a box's route has no previous answer
+            self.assertTrue(np.array_equal(flowcut.segment(rgb, clicks=clicks, box=box, previous=first, engine="cpu"),
+                                           flowcut.segment(rgb, clicks=clicks, box=box, engine="cpu")))
         with flowcut.Session(rgb, engine="cpu") as s:
             self.assertIsNone(s.box_route)
             s.box(150, 60, 320, 280)

@@ -105,6 +105,17 @@ typedef struct gb_params {
                            * passes (5 and 3 instead of 10 and 6): models for
                            * a first guess that a later fit refines, as the
                            * box's half-size cuts are; 0: all (default) */
+    /* The previous answer as a prior: a click corrects an answer near where
+     * it lands. With `previous` set (width * height bytes, nonzero where
+     * that answer is foreground), an unseeded pixel pays
+     * keep * min(1, d^2 / R^2) nats for leaving its label there, d its
+     * distance to the correcting click (keep_x, keep_y) and R keep_radius
+     * times the photo's shorter side: a pixel beyond R keeps its label
+     * unless the colours and edges argue by more than `keep`. */
+    double keep;          /* weight (nats; default 4; 0: off) */
+    double keep_radius;   /* R as a share of the shorter side (default 0.1) */
+    const uint8_t *previous; /* the answer the click corrects; NULL (default): none */
+    int32_t keep_x, keep_y;  /* the click, inside the photo */
 } gb_params;
 
 void gb_params_default(gb_params *p);
@@ -207,6 +218,11 @@ void gb_prior_pixel_terminals(const gb_prior *pr, int64_t i, const gb_models *mo
  * are large. */
 void gb_prior_span_terminals(const gb_prior *pr, const int32_t *span, const gb_models *models, int32_t seed_cap,
                              int32_t *cs, int32_t *ct);
+/* A new previous answer and correcting click for the terminals to come
+ * (gb_params.previous, keep_x, keep_y; previous NULL: none), copied: the
+ * next gb_prior_update reports the pixels whose term moved among the
+ * changed ones. GB_ERR_INVALID for a click outside the photo. */
+int gb_prior_set_previous(gb_prior *pr, const uint8_t *previous, int32_t x, int32_t y);
 /* The foreground (bg 0) or background (bg 1) distances of the last
  * gb_prior_update; NULL before it or without the prior. */
 const float *gb_prior_distances(const gb_prior *pr, int bg);

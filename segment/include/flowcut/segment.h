@@ -115,6 +115,16 @@ typedef struct seg_options {
     int64_t max_pixels;           /* larger images are refused (files only) */
     const seg_prompts *prompts;   /* clicks and box painted over the seeds
                                    * (NULL: none); the caller keeps them */
+    /* The answer the last click corrects (previous_width x previous_height
+     * bytes, nonzero foreground; NULL: none, the default): near that click
+     * the cut is free to change it, beyond it a pixel keeps its label
+     * unless the colours and edges argue by more than graph.keep nats
+     * (gb_params.keep). What a session does at each click, for replaying
+     * one: the mask before the last click, with every click so far.
+     * SEG_ERR_INVALID without a click or for another size; a box's route
+     * ignores it. The caller keeps it. */
+    const uint8_t *previous;
+    int32_t previous_width, previous_height;
 } seg_options;
 
 /* The defaults of `flowcut segment`. */
@@ -127,6 +137,8 @@ seg_options *seg_options_new(void);
 void seg_options_free(seg_options *o);
 /* o->prompts = p, for bindings that cannot lay out the struct. */
 void seg_options_set_prompts(seg_options *o, const seg_prompts *p);
+/* o->previous and its size, for bindings that cannot lay out the struct. */
+void seg_options_set_previous(seg_options *o, const uint8_t *previous, int32_t width, int32_t height);
 /* Frees what the library malloc'ed for the caller (the mask of
  * seg_segment_files, the PNG of seg_session_render_png): bindings call it
  * rather than a free() of their own. */
@@ -135,8 +147,8 @@ void seg_free(void *p);
 /* Sets one option by its command-line name (without the dashes) from a
  * string, with the CLI's checks and messages: seeds (labels, trimap,
  * scribble), scribble-colors (FG,BG hex RGB), lambda, connectivity,
- * model, uniform-mix, iterations, engine, cpu-algorithm, device,
- * max-pixels. SEG_ERR_INVALID with the reason in err. */
+ * model, uniform-mix, iterations, geodesic, border, star, keep, engine,
+ * cpu-algorithm, threads, device, max-pixels. SEG_ERR_INVALID with the reason in err. */
 int seg_options_set(seg_options *o, const char *name, const char *value, seg_error *err);
 
 /* Reads a seed image (width * height * channels bytes; 1 or 3 channels)

@@ -181,6 +181,7 @@ mf_dynamic_destroy = _fn("mf_dynamic_destroy", None, vp)
 seg_options_new = _fn("seg_options_new", vp)
 seg_options_free = _fn("seg_options_free", None, vp)
 seg_options_set_prompts = _fn("seg_options_set_prompts", None, vp, vp)
+seg_options_set_previous = _fn("seg_options_set_previous", None, vp, vp, ctypes.c_int32, ctypes.c_int32)
 seg_prompts_new = _fn("seg_prompts_new", vp)
 seg_prompts_free = _fn("seg_prompts_free", None, vp)
 seg_prompts_add_click = _fn("seg_prompts_add_click", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, ctypes.c_uint8,
@@ -280,7 +281,9 @@ class GbParams(ctypes.Structure):
     _fields_ = [("lambda_", ctypes.c_double), ("connectivity", ctypes.c_int), ("model", ctypes.c_int),
                 ("gmm_components", ctypes.c_int), ("uniform_mix", ctypes.c_double), ("threads", ctypes.c_int),
                 ("geodesic", ctypes.c_double), ("border", ctypes.c_double), ("star", ctypes.c_int),
-                ("in_lists", ctypes.c_int), ("quick_fit", ctypes.c_int)]
+                ("in_lists", ctypes.c_int), ("quick_fit", ctypes.c_int), ("keep", ctypes.c_double),
+                ("keep_radius", ctypes.c_double), ("previous", ctypes.c_void_p), ("keep_x", ctypes.c_int32),
+                ("keep_y", ctypes.c_int32)]
 
 
 class SessionOptions(ctypes.Structure):
@@ -312,6 +315,9 @@ seg_session_set_lambda = _fn("seg_session_set_lambda", ctypes.c_int, vp, ctypes.
 seg_session_lambda = _fn("seg_session_lambda", ctypes.c_double, vp)
 seg_session_set_refit = _fn("seg_session_set_refit", None, vp, ctypes.c_int)
 seg_session_refine_pending = _fn("seg_session_refine_pending", ctypes.c_int, vp)
+seg_session_commit = _fn("seg_session_commit", ctypes.c_int, vp)
+seg_session_undo = _fn("seg_session_undo", ctypes.c_int, vp)
+seg_session_redo = _fn("seg_session_redo", ctypes.c_int, vp)
 seg_session_cut = _fn("seg_session_cut", ctypes.c_int, vp, P(CutStats), P(SegError))
 seg_session_mask = _fn("seg_session_mask", c_u8p, vp)
 seg_session_labels = _fn("seg_session_labels", c_u8p, vp)

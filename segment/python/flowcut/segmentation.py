@@ -95,17 +95,28 @@ def _prompts(clicks, box):
         raise
 
 
-def _run(image, seeds, seeds_kind, return_info, options, clicks=None, box=None):
+def _previous(previous, shape):
+    """The previous answer as 0 / 1 bytes (a mask, 255 or any nonzero foreground)."""
+    m = np.asarray(previous)
+    if m.shape != shape[:2]:
+        raise ValueError(f"previous must be {shape[1]}x{shape[0]} like the image, not shape {m.shape}")
+    return np.ascontiguousarray(m != 0, dtype=np.uint8)
+
+
+def _run(image, seeds, seeds_kind, return_info, options, clicks=None, box=None, previous=None):
     rgb = _rgb(image)
     sd = _seeds(seeds, rgb.shape) if seeds is not None else None
     if sd is None and clicks is None and box is None:
         raise ValueError("give seeds, clicks or a box")
+    prev = _previous(previous, rgb.shape) if previous is not None else None
     o = _options(seeds_kind, options)
     p = None
     try:
         p = _prompts(clicks, box)
         _lib.seg_options_set_prompts(o, p)
         h, w = rgb.shape[:2]
+        if prev is not None:
+            _lib.seg_options_set_previous(o, prev.ctypes.data, w, h)
         mask = np.empty((h, w), np.uint8)
         info, err = _lib.SegInfo(), _lib.SegError()
         rc = _lib.seg_segment(rgb.ctypes.data, w, h, sd.ctypes.data if sd is not None else None,
@@ -128,7 +139,7 @@ def _info(info):
             "build_seconds": info.build_seconds, "solve_seconds": info.solve_seconds}
 
 
-def segment(image, seeds=None, *, clicks=None, box=None, return_info=False, **options):
+def segment(image, seeds=None, *, clicks=None, box=None, previous=None, return_info=False, **options):
     """Segments image (H x W x 3 uint8 RGB; grey and RGBA are accepted) with
     seed labels (H x W: 1 foreground, 2 background, 0 unmarked; an
     H x W x 3 array is read as red/blue scribbles), clicks or a box, or
@@ -137,9 +148,13 @@ def segment(image, seeds=None, *, clicks=None, box=None, return_info=False, **op
     y, width, height) (all outside it is background). One foreground click
     is enough: the photo's border stands in for the background. Returns
     the mask, H x W uint8, 255 foreground and 0 background: the same bits
-    as `flowcut segment`. With return_info, (mask, dict of flow, engine,
-    times). Raises FlowcutError (e.g. no foreground seed) or ValueError."""
-    return _run(image, seeds, "labels", return_info, options, clicks, box)
+    as `flowcut segment`. previous: the mask the last click corrects
+    (`flowcut segment --previous`): away from that click the answer keeps
+    its labels unless the photo argues by more than keep= nats (default 4),
+    as a Session does at each click. With return_info, (mask, dict of flow,
+    engine, times). Raises FlowcutError (e.g. no foreground seed) or
+    ValueError."""
+    return _run(image, seeds, "labels", return_info, options, clicks, box, previous)
 
 
 def segment_trimap(image, trimap, *, return_info=False, **options):

@@ -21,7 +21,7 @@ _LABELS = {"unmarked": 0, "erase": 0, "foreground": 1, "background": 2, 0: 0, 1:
 class Session(_Owned):
     def __init__(self, image, seeds=None, *, lambda_=None, connectivity=None, engine="auto",
                  cpu_algorithm="auto", device=0, threads=0, refit=True, geodesic=None, border=None,
-                 star=None):
+                 star=None, keep=None):
         rgb = _rgb(image)
         self.height, self.width = rgb.shape[:2]
         opt = _lib.SessionOptions()
@@ -44,6 +44,10 @@ class Session(_Owned):
             if border != "off" and not 0 <= float(border) <= 1000:
                 raise ValueError("border needs a distance in [0, 1000] or off")
             opt.graph.border = -1.0 if border == "off" else float(border)
+        if keep is not None:
+            if not 0 <= float(keep) <= 40:
+                raise ValueError("keep needs a weight in [0, 40] (nats; 0: off)")
+            opt.graph.keep = float(keep)
         if star is not None:
             if star not in ("on", "off", True, False):
                 raise ValueError("star is on or off")
@@ -85,7 +89,10 @@ class Session(_Owned):
             raise ValueError("paint: coordinates and radius must be finite numbers")
 
     def click(self, x, y, positive=True):
-        """A click at pixel (x, y): on the object (positive) or the background."""
+        """A click at pixel (x, y): on the object (positive) or the background.
+        When the last cut answered every edit, the click corrects that mask:
+        away from the click a pixel keeps its label unless the photo argues
+        by more than keep nats (segment(..., previous=that mask))."""
         if _lib.seg_session_click(self._live(), int(x), int(y), 1 if positive else 2):
             raise ValueError(f"click {x},{y}: outside the {self.width}x{self.height} photo")
 
@@ -142,6 +149,23 @@ class Session(_Owned):
         repair. An interactive front end makes that cut while the user looks
         at the quick answer."""
         return bool(_lib.seg_session_refine_pending(self._live()))
+
+    def commit(self):
+        """Closes the undo step: the edits since the last commit undo together."""
+        _lib.seg_check(_lib.seg_session_commit(self._live()), _lib.SegError())
+
+    def undo(self):
+        """Takes back the last step (the edits not yet committed first);
+        False when there was none. The next cut gives that step's mask back."""
+        rc = _lib.seg_session_undo(self._live())
+        _lib.seg_check(min(rc, 0), _lib.SegError())
+        return rc == 1
+
+    def redo(self):
+        """Brings back the last undone step; False when there was none."""
+        rc = _lib.seg_session_redo(self._live())
+        _lib.seg_check(min(rc, 0), _lib.SegError())
+        return rc == 1
 
     def cut(self):
         """Brings the mask up to date (warm when it can); returns its stats.
