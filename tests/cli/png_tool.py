@@ -79,7 +79,9 @@ def main():
         x0, y0, cw, chh = (int(v) for v in sys.argv[3:7])
         write(sys.argv[7], cw, chh, ch, b"".join(px[((y0 + y) * w + x0) * ch:((y0 + y) * w + x0 + cw) * ch] for y in range(chh)))
     elif cmd == "recode":
-        if sys.argv[3] == "trimap":
+        if sys.argv[3] == "ones":  # a mask as 0 / 1 labels
+            write(sys.argv[4], w, h, 1, bytes(1 if px[i * ch] else 0 for i in range(w * h)))
+        elif sys.argv[3] == "trimap":
             write(sys.argv[4], w, h, 1, bytes({0: 128, 1: 255, 2: 0}.get(v, 128) for v in px))
         else:
             table = {1: b"\xff\x00\x00", 2: b"\x00\x00\xff"}

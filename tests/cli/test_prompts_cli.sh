@@ -2,7 +2,8 @@
 # flowcut segment with clicks and a box: one click segments (the border
 # stands in for the background), a click is exact where it lands, a box
 # keeps everything outside it background, prompts from a file equal the
-# same prompts on the command line, bad prompts get one-line errors, and
+# same prompts on the command line, bad prompts get one-line errors, a
+# click corrects the mask given as --previous, and
 # clicks painted to the frame of a close-up keep those sides.
 # usage: test_prompts_cli.sh FLOWCUT
 FLOWCUT=$1
@@ -61,6 +62,33 @@ expect_stderr "no background seed" "border off"
 expect_exit 1 "foreground clicks on every side, no background" -- "$FLOWCUT" segment "$DATA/chelsea-close-up.png" \
     --clicks "1,70 224,70 110,1 110,148" -o "$TMPD/bad.png"
 expect_stderr "^flowcut: .*chelsea-close-up.png: no background seed, and foreground seeds touch every side of the photo: mark some background$" "every side touched"
+[ ! -e "$TMPD/bad.png" ] && pass || fail "a failed run left an output"
+
+# --previous: the mask a click corrects, as a session's click does
+expect_exit 0 "a click that corrects the mask before it" -- "$FLOWCUT" segment "$EX/coffee.png" \
+    --clicks "300,150 -290,140" --previous "$TMPD/one.png" -o "$TMPD/prev.png" -q
+[ "$(pixel "$TMPD/prev.png" 290 140)" = 0 ] && pass || fail "--previous: the negative click's pixel is not background"
+[ "$(pixel "$TMPD/prev.png" 300 150)" = 255 ] && pass || fail "--previous: the positive click's pixel is not foreground"
+python3 "$HERE/png_tool.py" recode "$TMPD/one.png" ones "$TMPD/one01.png"
+expect_exit 0 "the previous mask as 0 / 1 labels" -- "$FLOWCUT" segment "$EX/coffee.png" \
+    --clicks "300,150 -290,140" --previous "$TMPD/one01.png" -o "$TMPD/prev01.png" -q
+same_pixels "$TMPD/prev.png" "$TMPD/prev01.png" "--previous as 0 / 255 or 0 / 1"
+expect_exit 0 "--keep 0" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks "300,150 -290,140" \
+    --previous "$TMPD/one.png" --keep 0 -o "$TMPD/keep0.png" -q
+same_pixels "$TMPD/keep0.png" "$TMPD/neg.png" "--keep 0 is the clicks alone"
+expect_exit 0 "--previous with a box" -- "$FLOWCUT" segment "$EX/coffee.png" --box 150,80,300,250 \
+    --previous "$TMPD/one.png" -o "$TMPD/boxprev.png" -q
+same_pixels "$TMPD/boxprev.png" "$TMPD/box.png" "a box's route has no previous answer"
+expect_exit 1 "--previous without a click" -- "$FLOWCUT" segment "$EX/coffee.png" --seeds "$EX/coffee-seeds.png" \
+    --previous "$TMPD/one.png" -o "$TMPD/bad.png"
+expect_stderr "^flowcut: .*coffee.png: a previous answer needs the click that corrects it \(--clicks\)$" "--previous alone"
+python3 "$HERE/png_tool.py" crop "$TMPD/one.png" 0 0 300 200 "$TMPD/small.png"
+expect_exit 1 "--previous of another size" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks 300,150 \
+    --previous "$TMPD/small.png" -o "$TMPD/bad.png"
+expect_stderr "^flowcut: .*coffee.png: the previous answer is 300x200, the photo 600x400$" "--previous of another size"
+expect_exit 1 "a missing --previous" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks 300,150 \
+    --previous "$TMPD/none.png" -o "$TMPD/bad.png"
+expect_stderr "^flowcut segment: --previous .*none.png: cannot open: No such file or directory$" "a missing --previous"
 [ ! -e "$TMPD/bad.png" ] && pass || fail "a failed run left an output"
 
 # a close-up: clicks at the frame where the face runs into it keep those sides (not background)

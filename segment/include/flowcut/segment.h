@@ -12,7 +12,9 @@
  *    terminal capacities change (n-links stay), re-solved warm;
  *  - lambda changed: the network is rebuilt and solved cold.
  * With refit on, the mask is bit-identical to `flowcut segment` run on the
- * photo with the session's seed image (seg_session_labels).
+ * photo with the session's seed image (seg_session_labels); after a click
+ * that corrects the last cut, with that cut's mask as the previous answer
+ * and the click as the last one (`--clicks X,Y --previous MASK`).
  *
  * Conventions: functions return 0 (SEG_OK) or a negative SEG_ERR_* code;
  * where a seg_error is passed it receives a message. The library never
@@ -296,8 +298,13 @@ int seg_session_paint_stroke(seg_session *s, uint8_t label, const double *xy, in
 /* A click at pixel (x, y), label GB_FOREGROUND or GB_BACKGROUND, painted
  * as `flowcut segment --clicks` paints it (a disc of seg_prompts_radius()
  * pixels, hard seeds). One foreground click is enough for a cut: the
- * photo's border stands in for the background (unless border < 0).
- * SEG_ERR_INVALID outside the photo or for another label. */
+ * photo's border stands in for the background (unless border < 0). When
+ * the last cut answered every edit before the click, the click corrects
+ * that cut's mask (seg_options.previous, gb_params.keep): away from the
+ * click the next cuts keep its labels unless the photo argues by more than
+ * opt.graph.keep nats, until another edit (a stroke, a box, labels set)
+ * ends the term; undo and redo restore each step's. SEG_ERR_INVALID
+ * outside the photo or for another label. */
 int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label);
 /* A box (GrabCut's rectangle): every pixel outside it becomes background.
  * While the box stands (not undone or painted over), a cut takes the
