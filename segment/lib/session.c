@@ -101,7 +101,8 @@ static void mark_edit(seg_session *s, int32_t x0, int32_t y0, int32_t x1, int32_
         return;
     session_mark_dirty(s, x0, y0, x1, y1);
     grow_box(s->step, x0, y0, x1, y1);
-    s->keep_on = 0; /* a click sets its term after this */
+    s->keep_on = 0;      /* a click sets its term after this */
+    s->stroke_edit = 1;  /* and puts this back */
 }
 
 int seg_session_open(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *labels,
@@ -329,7 +330,7 @@ int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label)
     if (x < 0 || y < 0 || x >= s->width || y >= s->height || (label != GB_FOREGROUND && label != GB_BACKGROUND))
         return SEG_ERR_INVALID;
     /* the mask answers every edit so far: this click corrects it */
-    const int answered = s->cut_valid && s->dirty[0] >= s->dirty[2];
+    const int answered = s->cut_valid && s->dirty[0] >= s->dirty[2], stroke = s->stroke_edit;
     /* the disc of seg_prompts_paint, pixel for pixel */
     const int32_t r = seg_prompts_radius(s->width, s->height);
     const int32_t x0 = x - r < 0 ? 0 : x - r, x1 = x + r >= s->width ? s->width - 1 : x + r;
@@ -339,6 +340,7 @@ int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label)
             if ((px - x) * (px - x) + (py - y) * (py - y) <= r * r)
                 session_set_label(s, (int64_t)py * s->width + px, label);
     mark_edit(s, x0, y0, x1 + 1, y1 + 1);
+    s->stroke_edit = stroke;
     if (answered)
         session_keep_click(s, x, y);
     return SEG_OK;
@@ -689,6 +691,8 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
     }
     int rc, unchanged = 0;
     mf_error e = {0};
+    if (s->dirty[0] < s->dirty[2])
+        s->click_cuts = !s->stroke_edit;
     if (seed_arcs(s) && s->dirty[0] < s->dirty[2])
         s->rebuild = 1; /* new seeds move the star's arcs */
     if (!s->dyn || s->rebuild) {
@@ -745,6 +749,17 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         /* a refined cut keeps the flow the first answer did not */
         if (s->keep_pending && s->opt.refit && fraction <= 0)
             fraction = 1e-12;
+        /* Clicks without a box move the prior over much of the photo: their
+         * cuts are cold, and so are the next click's. On the CPU a cold
+         * solve that keeps its flow for a repair costs half as much again
+         * as a cut-only one (bench_session --clicks, docs/benchmarks.md),
+         * so clicks' cold cuts keep none. */
+        const mf_graph *dg = mf_dynamic_graph(s->dyn);
+        if (s->click_cuts && !box && mf_dynamic_engine(s->dyn) == MF_ENGINE_CPU &&
+            (all || (double)st->changed_arcs > fraction * (double)dg->num_arcs)) {
+            fraction = 0;
+            s->keep_pending = 0;
+        }
         mf_dynamic_set_cold_fraction(s->dyn, fraction);
         st->update_seconds = (tp - t0) + (seg_now() - t1);
         unchanged = s->cut_valid && !st->changed_pixels && !(s->keep_pending && s->opt.refit);
@@ -782,6 +797,7 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         mf_result_free(&res);
     }
     s->dirty[0] = s->dirty[2] = 0;
+    s->stroke_edit = 0;
     s->last_quick = !s->opt.refit;
     st->flow = s->last_flow;
     st->foreground = s->last_fg;

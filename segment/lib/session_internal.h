@@ -39,6 +39,8 @@ struct seg_session {
     int last_quick;       /* the last cut kept the models (refit off) */
     int keep_pending;     /* the network's solve kept no flow for the quick cuts' repairs */
     int cut_valid;        /* the mask, last_flow and last_fg are the network's cut */
+    int stroke_edit;      /* an edit other than a click since the last cut */
+    int click_cuts;       /* the edits of the last cut with any were clicks alone */
     int64_t last_flow, last_fg;
     char last_device[128];
     int64_t count[3];     /* pixels per label, kept as labels change */

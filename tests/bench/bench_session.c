@@ -16,8 +16,16 @@
  * against a fresh build and cold solve with the same models, the refined
  * one against seg_segment with the same box and seeds (mask bit for bit).
  *
+ * With --clicks, a click session as the page runs it (bench_clicks): the
+ * clicks' row gives the first click's cut ("cold cut"), then the median
+ * quick cut of the later clicks ("stroke"; its "solve" and, in the
+ * "model" column, its update of the prior and terminals), their refined
+ * cuts ("update")
+ * and a fresh seg_segment of the same clicks and previous answer ("fresh");
+ * --keep sets the previous answer's weight (0: none, the clicks alone).
+ *
  * usage: bench_session EXAMPLES_DIR [--engine cpu|gpu] [--sizes 1,3,12] [--repeats R]
- *                      [--cold-fraction F] [--threads N] [--box] [--alloc-cache MIB]
+ *                      [--cold-fraction F] [--threads N] [--box | --clicks [--keep W]] [--alloc-cache MIB]
  * --threads: the build's and the CPU solve's threads (default: every core).
  * --cold-fraction: whole-photo terminal changes over this fraction of the
  * arcs are solved cold in place, fewer warm (the session's tuning).
@@ -180,6 +188,90 @@ static int bench_box(const char *tok, double s, const uint8_t *rgb, int32_t w, i
     return !ok;
 }
 
+/* A click session as the page runs it: each click answered by a quick cut
+ * (models kept), then the refined cut the page sends while the user looks;
+ * each click after the first corrects the mask before it. The refined cut
+ * is checked against seg_segment with the same clicks and that mask as
+ * the previous answer (bit for bit). */
+static double clicks_keep = -1; /* --keep: the previous answer's weight (< 0: the default) */
+
+static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w, int32_t h, mf_engine engine,
+                        int threads, int repeats, int check)
+{
+    /* on the cup, the saucer, the table, the cup's handle, the wall; sample coordinates */
+    static const double at[5][3] = {{312, 140, 1}, {366, 168, 1}, {84, 340, 0}, {270, 220, 1}, {510, 40, 0}};
+    seg_session_options o;
+    seg_session_options_default(&o);
+    o.solve.engine = engine;
+    o.solve.threads = o.graph.threads = threads;
+    if (clicks_keep >= 0)
+        o.graph.keep = clicks_keep;
+    double quick[100], qsolve[100], qupdate[100], refined[100], first = 0, one[100];
+    int k = 0, ok = 1;
+    const size_t npx = (size_t)w * h;
+    uint8_t *prev = malloc(npx);
+    for (int rep = 0; rep < repeats; rep++) {
+        seg_session *ss = NULL;
+        seg_error err = {0};
+        seg_cut_stats st;
+        seg_prompts *p = seg_prompts_new();
+        if (!p || seg_session_open(rgb, w, h, NULL, &o, &ss, &err))
+            return 1;
+        for (int c = 0; c < 5; c++) {
+            const int32_t x = (int32_t)((at[c][0] + 4 * rep) * s), y = (int32_t)(at[c][1] * s);
+            const uint8_t label = at[c][2] ? GB_FOREGROUND : GB_BACKGROUND;
+            memcpy(prev, seg_session_mask(ss), npx);
+            seg_session_click(ss, x, y, label);
+            seg_prompts_add_click(p, x, y, label, &err);
+            seg_session_set_refit(ss, 0);
+            if (seg_session_cut(ss, &st, &err)) {
+                fprintf(stderr, "%s\n", err.message);
+                return 1;
+            }
+            if (c) {
+                quick[k] = st.total_seconds;
+                qsolve[k] = st.solve_seconds;
+                qupdate[k] = st.update_seconds;
+            } else
+                first += st.total_seconds / repeats;
+            seg_session_set_refit(ss, 1);
+            if (seg_session_cut(ss, &st, &err)) {
+                fprintf(stderr, "%s\n", err.message);
+                return 1;
+            }
+            if (!c)
+                continue;
+            refined[k] = st.total_seconds;
+            one[k] = 0;
+            if (check) {
+                seg_options so;
+                seg_options_default(&so);
+                so.graph = o.graph;
+                so.solve.engine = engine;
+                so.prompts = p;
+                seg_options_set_previous(&so, prev, w, h);
+                uint8_t *want = malloc(npx);
+                double t0 = bench_now();
+                if (seg_segment(rgb, w, h, NULL, 1, &so, want, NULL, &err) ||
+                    memcmp(want, seg_session_mask(ss), npx))
+                    ok = 0;
+                one[k] = bench_now() - t0;
+                free(want);
+            }
+            k++;
+        }
+        seg_prompts_free(p);
+        seg_session_close(ss);
+    }
+    free(prev);
+    printf("%-6s %-6s %-7s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.1fx %s\n", tok, engine == MF_ENGINE_GPU ? "gpu" : "cpu",
+           "clicks", first, bench_median(quick, k), bench_median(qsolve, k), bench_median(qupdate, k),
+           bench_median(refined, k), bench_median(one, k),
+           bench_median(one, k) / bench_median(quick, k), ok ? "ok" : "MASK DIFFERS");
+    fflush(stdout);
+    return !ok;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -204,6 +296,10 @@ int main(int argc, char **argv)
             threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--box"))
             box = 1;
+        else if (!strcmp(argv[i], "--clicks"))
+            box = 2;
+        else if (!strcmp(argv[i], "--keep") && i + 1 < argc)
+            clicks_keep = atof(argv[++i]);
         else if (!strcmp(argv[i], "--alloc-cache") && i + 1 < argc)
             mf_alloc_cache_limit((size_t)atoll(argv[++i]) << 20);
     }
@@ -233,8 +329,10 @@ int main(int argc, char **argv)
         int32_t w = (int32_t)(600 * s), h = (int32_t)(400 * s);
         uint8_t *rgb = malloc((size_t)w * h * 3), *labels = malloc((size_t)w * h);
         upscale(&photo, &seeds, w, h, rgb, labels);
-        if (box)
+        if (box == 1)
             failures += bench_box(tok, s, rgb, w, h, engine, threads, repeats, check);
+        if (box == 2)
+            failures += bench_clicks(tok, s, rgb, w, h, engine, threads, repeats, check);
         for (int refit = 0; refit <= 1 && !box; refit++) {
             seg_session_options o;
             seg_session_options_default(&o);
