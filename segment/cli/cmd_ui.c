@@ -31,9 +31,11 @@ static void usage(FILE *f)
             "Opens a local web page to click the object (Shift-click or right-click the\n"
             "background), drag a box around it, or paint foreground and background strokes;\n"
             "the cut follows every edit (warm re-solve). Save writes the mask, and on request\n"
-            "the cut-out and the seeds (a seed file `flowcut segment --seeds` replays exactly).\n"
+            "the cut-out and the seeds (a seed file `flowcut segment --seeds` replays exactly;\n"
+            "after a click, with the --clicks and --previous that Save prints).\n"
             "  -o MASK               where Save writes the mask (default IMAGE-stem.mask.png);\n"
-            "                        the cut-out and seeds go beside it (.cutout.png, .seeds.png)\n"
+            "                        the cut-out and seeds go beside it (.cutout.png, .seeds.png,\n"
+            "                        and .previous.png: the mask the last click corrects)\n"
             "  --port N              TCP port (default %d; 0: any free port)\n"
             "  --host ADDR           listen on ADDR instead of 127.0.0.1 (other machines can\n"
             "                        then reach the page: the token is all that guards it)\n"
@@ -165,12 +167,14 @@ static int load_inputs(const char *image, const char *seeds, const seg_options *
 
 /* Where Save writes: the mask (-o, else beside the photo), the cut-out and
  * the seeds beside the mask. 0, or -1 without memory. */
-static int output_paths(const char *image, const char *out, char **mask, char **cutout, char **seeds)
+static int output_paths(const char *image, const char *out, char **mask, char **cutout, char **seeds,
+                        char **previous)
 {
     *mask = out ? strdup(out) : beside(image, ".mask.png");
     *cutout = beside(*mask ? *mask : image, ".cutout.png");
     *seeds = beside(*mask ? *mask : image, ".seeds.png");
-    return *mask && *cutout && *seeds ? 0 : -1;
+    *previous = beside(*mask ? *mask : image, ".previous.png");
+    return *mask && *cutout && *seeds && *previous ? 0 : -1;
 }
 
 /* Listens, prints the URL and serves the session until SIGINT, SIGTERM or
@@ -302,11 +306,11 @@ int cmd_ui(int argc, char **argv)
     img_image photo = {0};
     uint8_t *labels = NULL;
     seg_session *session = NULL;
-    char *mask_path = NULL, *cutout_path = NULL, *seeds_path = NULL;
+    char *mask_path = NULL, *cutout_path = NULL, *seeds_path = NULL, *previous_path = NULL;
     status = EXIT_FAIL;
     if (load_inputs(a.image, a.seeds, &a.o, &photo, &labels))
         goto done;
-    if (output_paths(a.image, a.out, &mask_path, &cutout_path, &seeds_path)) {
+    if (output_paths(a.image, a.out, &mask_path, &cutout_path, &seeds_path, &previous_path)) {
         DISPLAYLEVEL(1, "flowcut ui: out of memory\n");
         goto done;
     }
@@ -323,7 +327,7 @@ int cmd_ui(int argc, char **argv)
      * hold 64 connections when the page is exposed (a browser opens 6), so
      * one remote machine cannot take them all; on loopback every client
      * shares 127.0.0.1 and only the total limit applies. */
-    ui_config cfg = {session, NULL, mask_path, cutout_path, seeds_path, (size_t)1 << 20,
+    ui_config cfg = {session, NULL, mask_path, cutout_path, seeds_path, previous_path, (size_t)1 << 20,
                      addr.loopback ? 0u : 64u, a.quiet, a.o.prompts};
     /* the process is the session's: its cold cuts reuse released arrays */
     mf_alloc_cache_limit(seg_session_cache_bytes(session));
@@ -335,6 +339,7 @@ done:
     free(mask_path);
     free(cutout_path);
     free(seeds_path);
+    free(previous_path);
     img_free(&photo);
     seg_args_done(&a.o);
     return status;

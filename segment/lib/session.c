@@ -342,7 +342,7 @@ int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label)
     mark_edit(s, x0, y0, x1 + 1, y1 + 1);
     s->stroke_edit = stroke;
     if (answered)
-        session_keep_click(s, x, y);
+        session_keep_click(s, x, y, label);
     return SEG_OK;
 }
 

@@ -48,6 +48,7 @@ struct seg_session {
     uint8_t *keep_mask;   /* 0 / 1: the mask the last click corrects */
     int keep_on;          /* the term is part of the energy */
     int32_t keep_xy[2];   /* the click */
+    uint8_t keep_label;
     struct keep_pack *committed_keep; /* the term at the last step boundary */
     /* undo history: steps [head, nsteps) recorded, [head, pos) applied */
     uint8_t *committed;   /* the labels at the last step boundary */
@@ -78,7 +79,7 @@ typedef struct hist_step {
 typedef struct keep_pack keep_pack;
 /* A click at (x, y), painted, that corrects the last cut's mask (which
  * answered every edit before it): the term is that mask and the click. */
-void session_keep_click(seg_session *s, int32_t x, int32_t y);
+void session_keep_click(seg_session *s, int32_t x, int32_t y, uint8_t label);
 /* p's previous answer for the network: the term, unless a box stands. */
 void session_keep_params(const seg_session *s, int box, gb_params *p);
 /* The term as the history keeps it (NULL: none); SEG_ERR_NOMEM. */

@@ -15,11 +15,12 @@
 struct keep_pack {
     int refs;
     int32_t x, y;
+    uint8_t label;
     size_t bytes;
     uint8_t bits[];
 };
 
-void session_keep_click(seg_session *s, int32_t x, int32_t y)
+void session_keep_click(seg_session *s, int32_t x, int32_t y, uint8_t label)
 {
     s->keep_on = s->opt.graph.keep > 0;
     if (!s->keep_on)
@@ -28,6 +29,17 @@ void session_keep_click(seg_session *s, int32_t x, int32_t y)
         s->keep_mask[i] = s->mask[i] & 1; /* 255 or 0 */
     s->keep_xy[0] = x;
     s->keep_xy[1] = y;
+    s->keep_label = label;
+}
+
+int seg_session_get_previous(const seg_session *s, seg_click *click)
+{
+    int32_t box[4];
+    if (!s || !s->keep_on || seg_session_get_box(s, box))
+        return 0; /* none, or a box's route, which has none */
+    if (click)
+        *click = (seg_click){s->keep_xy[0], s->keep_xy[1], s->keep_label};
+    return 1;
 }
 
 void session_keep_params(const seg_session *s, int box, gb_params *p)
@@ -64,6 +76,7 @@ int session_keep_pack(const seg_session *s, keep_pack **out)
     k->refs = 1;
     k->x = s->keep_xy[0];
     k->y = s->keep_xy[1];
+    k->label = s->keep_label;
     k->bytes = bytes;
     for (int64_t i = 0; i < s->npx; i++)
         k->bits[i >> 3] |= (uint8_t)(s->keep_mask[i] << (i & 7));
@@ -80,4 +93,5 @@ void session_keep_unpack(seg_session *s, const keep_pack *k)
         s->keep_mask[i] = (uint8_t)(k->bits[i >> 3] >> (i & 7) & 1);
     s->keep_xy[0] = k->x;
     s->keep_xy[1] = k->y;
+    s->keep_label = k->label;
 }

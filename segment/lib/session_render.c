@@ -51,6 +51,10 @@ static int render(const seg_session *s, seg_save_kind kind, img_image *out)
     case SEG_SAVE_SEEDS: memcpy(out->data, s->labels, (size_t)s->npx); break;
     case SEG_SAVE_CUTOUT: seg_draw_cutout(s->rgb, s->mask, w, h, out->data); break;
     case SEG_SAVE_OVERLAY: seg_draw_overlay(s->rgb, s->mask, w, h, out->data); break;
+    case SEG_SAVE_PREVIOUS:
+        for (int64_t i = 0; i < s->npx; i++)
+            out->data[i] = (uint8_t)(0u - s->keep_mask[i]);
+        break;
     }
     return SEG_OK;
 }
@@ -64,8 +68,10 @@ int seg_session_render_png(const seg_session *s, seg_save_kind kind, uint8_t **p
     size_t len = 0;
     *png = NULL;
     *size = 0;
-    if (kind < SEG_SAVE_MASK || kind > SEG_SAVE_SEEDS)
+    if (kind < SEG_SAVE_MASK || kind > SEG_SAVE_PREVIOUS)
         return seg_fail(err, SEG_ERR_INVALID, "unknown image kind %d", (int)kind);
+    if (kind == SEG_SAVE_PREVIOUS && !seg_session_get_previous(s, NULL))
+        return seg_fail(err, SEG_ERR_INVALID, "no previous answer: the last edit is not a click that corrects a cut");
     if (render(s, kind, &im))
         return seg_fail(err, SEG_ERR_NOMEM, "out of memory");
     FILE *f = open_memstream(&buf, &len);

@@ -371,15 +371,17 @@ static const char *lambda(ui_app *s, const char *body)
 }
 
 /* "mask [cutout] [seeds]": writes each to its path atomically; answers the
- * paths as JSON, and the box while one stands (the seeds replay with it:
- * seg_session_get_box). */
+ * paths as JSON, the box while one stands (the seeds replay with it:
+ * seg_session_get_box), and with the seeds the previous answer and the
+ * click that corrects it while they stand (seg_session_get_previous,
+ * written to its own path). */
 static void save(ui_app *s, char *body, ui_reply *r)
 {
     char out[4096] = "{\"saved\": [";
     if (seg_session_models_stale(s->cfg.session))
         recut(s); /* what is saved is what `flowcut segment` gives */
     size_t k = strlen(out);
-    int count = 0;
+    int count = 0, saved_seeds = 0;
     char *save_ptr = NULL;
     for (char *tok = strtok_r(body, " \n\r\t", &save_ptr); tok; tok = strtok_r(NULL, " \n\r\t", &save_ptr)) {
         seg_save_kind kind;
@@ -389,7 +391,7 @@ static void save(ui_app *s, char *body, ui_reply *r)
         else if (!strcmp(tok, "cutout"))
             kind = SEG_SAVE_CUTOUT, path = s->cfg.cutout_path;
         else if (!strcmp(tok, "seeds"))
-            kind = SEG_SAVE_SEEDS, path = s->cfg.seeds_path;
+            kind = SEG_SAVE_SEEDS, path = s->cfg.seeds_path, saved_seeds = 1;
         else
             return text(r, 400, "save: expected 'mask', 'cutout' or 'seeds'");
         if (kind != SEG_SAVE_SEEDS && !s->have_cut)
@@ -400,20 +402,36 @@ static void save(ui_app *s, char *body, ui_reply *r)
         char esc[2100];
         cli_json_escape(esc, sizeof esc, path);
         k += (size_t)snprintf(out + k, sizeof out - k, "%s\"%s\"", count++ ? ", " : "", esc);
-        if (k >= sizeof out - 80) /* room for the box and the closing brackets */
+        if (k >= sizeof out - 2300) /* room for the previous answer, the box and the closing brackets */
             break;
         if (!s->cfg.quiet)
             fprintf(stderr, "flowcut ui: saved %s\n", path);
     }
     if (!count)
         return text(r, 400, "save: nothing named");
+    /* the seeds replay with the click that corrects the mask before it */
+    seg_click c;
+    if (saved_seeds && seg_session_get_previous(s->cfg.session, &c)) {
+        seg_error err = {0};
+        if (seg_session_save(s->cfg.session, SEG_SAVE_PREVIOUS, s->cfg.previous_path, 1, &err))
+            return text_copy(r, 500, err.message);
+        char esc[2100];
+        cli_json_escape(esc, sizeof esc, s->cfg.previous_path);
+        k += (size_t)snprintf(out + k, sizeof out - k, "], \"previous\": \"%s\", \"click\": \"%s%d,%d\"",
+                              esc, c.label == GB_BACKGROUND ? "-" : "", c.x, c.y);
+        if (!s->cfg.quiet)
+            fprintf(stderr, "flowcut ui: the last click corrects the mask before it: replay with --clicks %s%d,%d "
+                            "--previous %s\n", c.label == GB_BACKGROUND ? "-" : "", c.x, c.y, s->cfg.previous_path);
+    } else {
+        k += (size_t)snprintf(out + k, sizeof out - k, "]");
+    }
     int32_t box[4];
     if (seg_session_get_box(s->cfg.session, box)) {
-        snprintf(out + k, sizeof out - k, "], \"box\": [%d, %d, %d, %d]}", box[0], box[1], box[2], box[3]);
+        snprintf(out + k, sizeof out - k, ", \"box\": [%d, %d, %d, %d]}", box[0], box[1], box[2], box[3]);
         if (!s->cfg.quiet)
             fprintf(stderr, "flowcut ui: a box: replay with --box %d,%d,%d,%d\n", box[0], box[1], box[2], box[3]);
     } else {
-        snprintf(out + k, sizeof out - k, "]}");
+        snprintf(out + k, sizeof out - k, "}");
     }
     text_copy(r, 200, out);
     r->type = "application/json";

@@ -13,6 +13,7 @@ typedef struct ui_config {
     const char *mask_path;   /* where Save writes the mask */
     const char *cutout_path; /* ... the cut-out */
     const char *seeds_path;  /* ... the seed image */
+    const char *previous_path; /* ... the mask the last click corrects, with the seeds */
     size_t max_body;         /* request bodies above this get 413 */
     unsigned per_ip_limit;   /* connections from one address (0: no limit beyond the total) */
     int quiet;

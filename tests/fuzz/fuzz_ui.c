@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (seg_session_open(rgb, W, H, NULL, &so, &ss, &err))
         abort();
     /* no save paths: /api/save answers an error instead of writing files */
-    ui_config cfg = {ss, TOKEN, NULL, NULL, NULL, 4096, 0, 1};
+    ui_config cfg = {.session = ss, .token = TOKEN, .max_body = 4096, .quiet = 1};
     ui_app *app = NULL;
     char msg[256];
     if (ui_app_open(&cfg, &app, msg, sizeof msg))

@@ -60,6 +60,9 @@ int main(void)
     FIELD(gb_params, quick_fit); FIELD(gb_params, keep); FIELD(gb_params, keep_radius);
     FIELD(gb_params, previous); FIELD(gb_params, keep_x); FIELD(gb_params, keep_y);
 
+    STRUCT(seg_click);
+    FIELD(seg_click, x); FIELD(seg_click, y); FIELD(seg_click, label);
+
     STRUCT(seg_error);
     FIELD(seg_error, code); FIELD(seg_error, message);
 
@@ -104,7 +107,7 @@ int main(void)
 
     CONST(MF_GPU_MANY_MAX);
     CONST(MF_ENGINE_AUTO); CONST(MF_ENGINE_CPU); CONST(MF_ENGINE_GPU);
-    CONST(SEG_SAVE_MASK); CONST(SEG_SAVE_OVERLAY); CONST(SEG_SAVE_CUTOUT); CONST(SEG_SAVE_SEEDS);
+    CONST(SEG_SAVE_MASK); CONST(SEG_SAVE_OVERLAY); CONST(SEG_SAVE_CUTOUT); CONST(SEG_SAVE_SEEDS); CONST(SEG_SAVE_PREVIOUS);
     CONST(MF_OK); CONST(MF_ERR_NOMEM); CONST(MF_ERR_IO); CONST(MF_ERR_PARSE); CONST(MF_ERR_INVALID);
     CONST(MF_ERR_TOO_LARGE); CONST(MF_ERR_NO_DEVICE); CONST(MF_ERR_DEVICE); CONST(MF_ERR_DEVICE_MEMORY);
     CONST(MF_ERR_VERIFY); CONST(MF_ERR_INTERNAL);

@@ -28,7 +28,7 @@ from flowcut import _lib  # noqa: E402
 
 # every ctypes.Structure of _lib and the C struct it mirrors
 MIRRORS = {"MfError": "mf_error", "MfOptions": "mf_options", "MfStats": "mf_stats", "MfResult": "mf_result",
-           "MfGraph": "mf_graph", "MfArclist": "mf_arclist", "GbParams": "gb_params", "SegError": "seg_error",
+           "MfGraph": "mf_graph", "MfArclist": "mf_arclist", "GbParams": "gb_params", "SegClick": "seg_click", "SegError": "seg_error",
            "SegInfo": "seg_info", "SessionOptions": "seg_session_options", "CutStats": "seg_cut_stats",
            "SegBatchItem": "seg_batch_item", "SegBatchOutcome": "seg_batch_outcome",
            "SegBatchConfig": "seg_batch_config", "SegBatchStats": "seg_batch_stats"}

@@ -252,12 +252,19 @@ class TestSession(unittest.TestCase):
             self.assertTrue(np.array_equal(s.mask, want))
             self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, clicks=clicks, previous=first == 255,
                                                                    engine="cpu")))
+            self.assertEqual(s.previous, (60, 60, False))
+            with tempfile.TemporaryDirectory() as d:
+                s.save(os.path.join(d, "prev.png"), "previous")
+                self.assertTrue(np.array_equal(read_png(os.path.join(d, "prev.png")), first))
             # keep=0: the clicks alone
             alone = flowcut.segment(rgb, clicks=clicks, previous=first, keep=0, engine="cpu")
             self.assertTrue(np.array_equal(alone, flowcut.segment(rgb, clicks=clicks, engine="cpu")))
             self.assertTrue(s.undo())
             s.cut()
             self.assertTrue(np.array_equal(s.mask, first))
+            self.assertIsNone(s.previous)  # the first click corrected nothing
+            with self.assertRaisesRegex(flowcut.FlowcutError, "no previous answer"):
+                s.save("/nonexistent/prev.png", "previous")
             with self.assertRaisesRegex(ValueError, "outside"):
                 s.click(rgb.shape[1], 0)
             with self.assertRaisesRegex(ValueError, "previous must be"):

@@ -1,6 +1,7 @@
 """HTTP tests of `flowcut ui`: the token, limits, bad requests (4xx while the
 server keeps running), strokes/undo/redo/lambda, clicks and boxes, atomic
-saves whose seeds replay through `flowcut segment` to the identical mask, a
+saves whose seeds (after a click, with the mask it corrects) replay through
+`flowcut segment` to the identical mask, a
 clear error when the port is taken, a clean stop on Ctrl-C.
 
     test_ui_http.py FLOWCUT"""
@@ -321,7 +322,22 @@ def prompts(s, tmp, photo):
     st, body = s.request("POST", "/api/save", b"seeds")
     check(st == 200 and "box" not in json.loads(body), "save without a box: %d %r" % (st, body))
     check(mask_png_bits(stem + ".mask.png") == bits, "saved mask is not the served mask")
-    for f in (stem + ".seeds.png", stem + ".mask.png"):
+    # clicks alone: the second corrects the first one's mask; the save names
+    # that mask and the click, and the seeds replay with them to the same mask
+    s.request("POST", "/api/click", b"300 200 1")
+    settled(s)
+    s.request("POST", "/api/click", ("%d %d 2" % (nx, ny)).encode())
+    js, bits = settled(s)
+    st, body = s.request("POST", "/api/save", b"mask seeds")
+    saved = json.loads(body) if st == 200 else {}
+    check(saved.get("click") == "-%d,%d" % (nx, ny) and saved.get("previous") == stem + ".previous.png",
+          "save after clicks: %d %r" % (st, body))
+    replay = os.path.join(tmp, "replay-clicks.png")
+    r = subprocess.run([FLOWCUT, "segment", photo, "--seeds", stem + ".seeds.png", "--clicks", saved.get("click", ""),
+                        "--previous", stem + ".previous.png", "-o", replay, "--engine", "cpu"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and mask_png_bits(replay) == bits, "replayed clicks differ: %s" % r.stderr)
+    for f in (stem + ".seeds.png", stem + ".mask.png", stem + ".previous.png"):
         os.remove(f)
 
 

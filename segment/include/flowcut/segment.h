@@ -322,6 +322,12 @@ int seg_session_box(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h);
  * seeds replay to the same mask with the box given too
  * (`flowcut segment --seeds SEEDS --box X,Y,W,H`). */
 int seg_session_get_box(const seg_session *s, int32_t box[4]);
+/* 1 and the click while the session's cuts correct the mask before the
+ * last click (seg_session_click), else 0: the seeds replay to the same
+ * mask with that click and that mask given (`flowcut segment --seeds
+ * SEEDS --clicks X,Y --previous MASK`, a minus before X for a background
+ * click; SEG_SAVE_PREVIOUS writes the mask). */
+int seg_session_get_previous(const seg_session *s, seg_click *click);
 /* Replaces every label (width * height bytes). */
 int seg_session_set_all_labels(seg_session *s, const uint8_t *labels);
 /* New n-link weight; the next cut rebuilds the network. */
@@ -412,7 +418,9 @@ typedef enum {
     SEG_SAVE_MASK = 0,  /* grey PNG, 255 foreground */
     SEG_SAVE_OVERLAY,   /* RGB PNG: background dimmed, boundary in yellow */
     SEG_SAVE_CUTOUT,    /* RGBA PNG: the photo with the mask as alpha */
-    SEG_SAVE_SEEDS      /* grey PNG of the labels (0, 1, 2): `flowcut segment --seeds` */
+    SEG_SAVE_SEEDS,     /* grey PNG of the labels (0, 1, 2): `flowcut segment --seeds` */
+    SEG_SAVE_PREVIOUS   /* grey PNG of the mask the last click corrects (255 foreground):
+                         * `--previous`, while seg_session_get_previous says there is one */
 } seg_save_kind;
 
 /* Writes through a temporary file beside path, synced before its rename

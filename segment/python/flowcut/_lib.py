@@ -84,7 +84,7 @@ MF_ERR_VERIFY, MF_ERR_INTERNAL = -9, -10
 SEG_OK, SEG_ERR_NOMEM, SEG_ERR_INVALID, SEG_ERR_IO, SEG_ERR_NEED_SEEDS = 0, -301, -302, -303, -304
 SEG_ERR_MODEL, SEG_ERR_SOLVE, SEG_ERR_IMAGE = -305, -306, -307
 MF_ENGINE_AUTO, MF_ENGINE_CPU, MF_ENGINE_GPU = 0, 1, 2
-SEG_SAVE_MASK, SEG_SAVE_OVERLAY, SEG_SAVE_CUTOUT, SEG_SAVE_SEEDS = 0, 1, 2, 3
+SEG_SAVE_MASK, SEG_SAVE_OVERLAY, SEG_SAVE_CUTOUT, SEG_SAVE_SEEDS, SEG_SAVE_PREVIOUS = 0, 1, 2, 3, 4
 MF_GPU_MANY_MAX = 64  # networks one union launch takes at most: maxflow_many hands over so many at a time
 
 
@@ -315,6 +315,11 @@ seg_session_set_lambda = _fn("seg_session_set_lambda", ctypes.c_int, vp, ctypes.
 seg_session_lambda = _fn("seg_session_lambda", ctypes.c_double, vp)
 seg_session_set_refit = _fn("seg_session_set_refit", None, vp, ctypes.c_int)
 seg_session_refine_pending = _fn("seg_session_refine_pending", ctypes.c_int, vp)
+class SegClick(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_int32), ("y", ctypes.c_int32), ("label", ctypes.c_uint8)]
+
+
+seg_session_get_previous = _fn("seg_session_get_previous", ctypes.c_int, vp, P(SegClick))
 seg_session_commit = _fn("seg_session_commit", ctypes.c_int, vp)
 seg_session_undo = _fn("seg_session_undo", ctypes.c_int, vp)
 seg_session_redo = _fn("seg_session_redo", ctypes.c_int, vp)

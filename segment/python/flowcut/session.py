@@ -14,7 +14,7 @@ from .problem import _Owned
 from .segmentation import _rgb
 
 _SAVE_KINDS = {"mask": _lib.SEG_SAVE_MASK, "overlay": _lib.SEG_SAVE_OVERLAY, "cutout": _lib.SEG_SAVE_CUTOUT,
-               "seeds": _lib.SEG_SAVE_SEEDS}
+               "seeds": _lib.SEG_SAVE_SEEDS, "previous": _lib.SEG_SAVE_PREVIOUS}
 _LABELS = {"unmarked": 0, "erase": 0, "foreground": 1, "background": 2, 0: 0, 1: 1, 2: 2}
 
 
@@ -182,8 +182,20 @@ class Session(_Owned):
         """The last cut's mask (a copy): 255 foreground, 0 background."""
         return np.ctypeslib.as_array(_lib.seg_session_mask(self._live()), shape=(self.height, self.width)).copy()
 
+    @property
+    def previous(self):
+        """(x, y, positive) of the last click while the cuts correct the mask
+        before it, else None: the seeds then replay as segment(seeds,
+        clicks=[(x, y, positive)], previous=that mask), which
+        save(path, "previous") writes."""
+        c = _lib.SegClick()
+        if not _lib.seg_session_get_previous(self._live(), ctypes.byref(c)):
+            return None
+        return (c.x, c.y, c.label == 1)
+
     def save(self, path, kind="mask", overwrite=False):
-        """Writes the mask, overlay, cutout or seeds as PNG (atomically)."""
+        """Writes the mask, overlay, cutout, seeds or previous (the mask the
+        last click corrects) as PNG (atomically)."""
         if kind not in _SAVE_KINDS:
             raise ValueError(f"kind is one of {sorted(_SAVE_KINDS)}")
         err = _lib.SegError()
