@@ -1,5 +1,6 @@
 /* The interactive session's state, shared by its translation units:
- * session.c (edits, the network and the cut), session_history.c (undo),
+ * session.c (the network and the cut), session_paint.c (seed edits),
+ * session_history.c (undo), session_keep.c (the previous answer's term),
  * session_render.c (images and saves). Private to the library. */
 #ifndef FLOWCUT_SESSION_INTERNAL_H
 #define FLOWCUT_SESSION_INTERNAL_H
@@ -101,6 +102,9 @@ static inline void session_set_label(seg_session *s, int64_t i, uint8_t l)
 
 /* Labels changed in the rectangle: the next cut updates it. */
 void session_mark_dirty(seg_session *s, int32_t x0, int32_t y0, int32_t x1, int32_t y1);
+/* The same for an edit by the caller (session_paint.c): also part of the
+ * open undo step, and the end of a click's previous-answer term. */
+void session_mark_edit(seg_session *s, int32_t x0, int32_t y0, int32_t x1, int32_t y1);
 /* Whole-photo terminal changes (re-fitted models, the prior after an edit)
  * over this fraction of the arcs are solved cold in place, fewer warm
  * (mf_dynamic_set_cold_fraction); benchmarks set it to compare. */
