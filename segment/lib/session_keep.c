@@ -32,14 +32,14 @@ void session_keep_click(seg_session *s, int32_t x, int32_t y, uint8_t label)
     s->keep_label = label;
 }
 
-int seg_session_get_previous(const seg_session *s, seg_click *click)
+const uint8_t *seg_session_get_previous(const seg_session *s, seg_click *click)
 {
     int32_t box[4];
     if (!s || !s->keep_on || seg_session_get_box(s, box))
-        return 0; /* none, or a box's route, which has none */
+        return NULL; /* none, or a box's route, which has none */
     if (click)
         *click = (seg_click){s->keep_xy[0], s->keep_xy[1], s->keep_label};
-    return 1;
+    return s->keep_mask;
 }
 
 void session_keep_params(const seg_session *s, int box, gb_params *p)

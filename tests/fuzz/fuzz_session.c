@@ -1,13 +1,15 @@
 /* libFuzzer harness: the interactive session driven by a sequence of
- * operations (strokes, patches, commits, undo, redo, cuts, lambda, refit,
- * history limit) on a 16x12 synthetic photo. Checked after every step:
+ * operations (strokes, clicks, patches, commits, undo, redo, cuts, lambda,
+ * refit, history limit) on a 16x12 synthetic photo. Checked after every step:
  *  - undo and redo give back exactly the labels of the step they name (a
  *    shadow history of label snapshots; the session may have forgotten
  *    old steps under its byte limit, never altered them);
  *  - the history never holds more bytes than its limit;
  *  - a cut leaves a binary mask with every seed on its own side, and with
  *    re-fitting on it equals seg_segment, the one-shot segmentation, on
- *    the same seeds (the session's documented equivalence). */
+ *    the same seeds (after a click that corrects a cut, with that click
+ *    and that cut's mask as the previous answer: the session's documented
+ *    equivalence). */
 #include "flowcut/segment.h"
 
 #include <stdint.h>
@@ -94,9 +96,26 @@ static void check_cut(seg_session *s, int refit)
     o.solve.engine = MF_ENGINE_CPU;
     o.solve.threads = 1;
     o.seeds = SEG_SEEDS_LABELS;
+    /* after a click that corrects a cut: that click and that cut's mask */
+    seg_click click;
+    const uint8_t *previous = seg_session_get_previous(s, &click);
+    seg_prompts *p = seg_prompts_new();
+    if (!p)
+        abort();
+    if (previous) {
+        if (seg_prompts_add_click(p, click.x, click.y, click.label, NULL) != SEG_OK)
+            abort();
+        o.prompts = p;
+        seg_options_set_previous(&o, previous, W, H);
+    }
+    int32_t box[4];
+    if (seg_session_get_box(s, box) && seg_prompts_set_box(p, box[0], box[1], box[2], box[3], NULL) == SEG_OK)
+        o.prompts = p;
     uint8_t want[NPX];
     seg_error err = {0};
-    if (seg_segment(rgb, W, H, l, 1, &o, want, NULL, &err) != SEG_OK)
+    int rc = seg_segment(rgb, W, H, l, 1, &o, want, NULL, &err);
+    seg_prompts_free(p);
+    if (rc != SEG_OK)
         abort(); /* the session cut these seeds, so must the one-shot path */
     if (memcmp(want, m, NPX) != 0) {
         fprintf(stderr, "session mask differs from seg_segment (lambda %g)\n", seg_session_lambda(s));
@@ -130,8 +149,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int refit = 1, cuts = 0;
     for (int op; (op = take(&c)) >= 0;) {
         switch (op % 10) {
-        case 0:
-        case 1: { /* a stroke of 1..8 points */
+        case 1: { /* a click, inside the photo or refused outside it */
+            int x = byte(&c) % (W + 1), y = byte(&c) % (H + 1);
+            uint8_t label = (uint8_t)(1 + (byte(&c) & 1));
+            if ((seg_session_click(s, x, y, label) == SEG_OK) != (x < W && y < H))
+                abort();
+            break;
+        }
+        case 0: { /* a stroke of 1..8 points */
             uint8_t label = (uint8_t)(byte(&c) % 3);
             double r = (byte(&c) % 40) * 0.25;
             int n = 1 + byte(&c) % 8;

@@ -322,12 +322,14 @@ int seg_session_box(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h);
  * seeds replay to the same mask with the box given too
  * (`flowcut segment --seeds SEEDS --box X,Y,W,H`). */
 int seg_session_get_box(const seg_session *s, int32_t box[4]);
-/* 1 and the click while the session's cuts correct the mask before the
- * last click (seg_session_click), else 0: the seeds replay to the same
- * mask with that click and that mask given (`flowcut segment --seeds
- * SEEDS --clicks X,Y --previous MASK`, a minus before X for a background
- * click; SEG_SAVE_PREVIOUS writes the mask). */
-int seg_session_get_previous(const seg_session *s, seg_click *click);
+/* The mask the last click corrects (width * height bytes, 1 foreground)
+ * and, when click is not NULL, that click, while the session's cuts
+ * correct it (seg_session_click); else NULL. The seeds replay to the same
+ * mask with that click and that mask given (seg_options.previous;
+ * `flowcut segment --seeds SEEDS --clicks X,Y --previous MASK`, a minus
+ * before X for a background click; SEG_SAVE_PREVIOUS writes the mask).
+ * Valid until the next edit, undo or redo. */
+const uint8_t *seg_session_get_previous(const seg_session *s, seg_click *click);
 /* Replaces every label (width * height bytes). */
 int seg_session_set_all_labels(seg_session *s, const uint8_t *labels);
 /* New n-link weight; the next cut rebuilds the network. */

@@ -319,7 +319,7 @@ class SegClick(ctypes.Structure):
     _fields_ = [("x", ctypes.c_int32), ("y", ctypes.c_int32), ("label", ctypes.c_uint8)]
 
 
-seg_session_get_previous = _fn("seg_session_get_previous", ctypes.c_int, vp, P(SegClick))
+seg_session_get_previous = _fn("seg_session_get_previous", vp, vp, P(SegClick))
 seg_session_commit = _fn("seg_session_commit", ctypes.c_int, vp)
 seg_session_undo = _fn("seg_session_undo", ctypes.c_int, vp)
 seg_session_redo = _fn("seg_session_redo", ctypes.c_int, vp)
