@@ -411,13 +411,19 @@ int gb_prior_set_previous(gb_prior *pr, const uint8_t *previous, int32_t x, int3
     if (was != (k.previous != NULL)) { /* the term comes or goes: every pixel's */
         for (int32_t row = 0; row < h; row++)
             span_add(pr->keep_moved, row, 0, w);
+        for (int64_t i = 0; k.previous && i < (int64_t)w * h; i++)
+            pr->previous[i] = previous[i] != 0;
     } else if (was) {
-        /* beyond the radius of both clicks the term is the whole weight,
-         * toward the label of the answer there: it moves where that did */
-        keep_disc(pr, &pr->keep);
-        keep_disc(pr, &k);
+        /* the same click: the term moves where the answer did; a click that
+         * moved also moves it within the radius of either click (beyond
+         * both it is the whole weight toward the answer's label) */
+        if (x != pr->p.keep_x || y != pr->p.keep_y) {
+            keep_disc(pr, &pr->keep);
+            keep_disc(pr, &k);
+        }
         for (int32_t row = 0; row < h; row++) {
-            const uint8_t *a = pr->previous + (int64_t)row * w, *b = previous + (int64_t)row * w;
+            uint8_t *a = pr->previous + (int64_t)row * w;
+            const uint8_t *b = previous + (int64_t)row * w;
             if (!memcmp(a, b, (size_t)w))
                 continue; /* a 0 / 1 answer, as the session's, unchanged here */
             int32_t lo = 0, hi = w;
@@ -426,13 +432,12 @@ int gb_prior_set_previous(gb_prior *pr, const uint8_t *previous, int32_t x, int3
             while (hi > lo && a[hi - 1] == (b[hi - 1] != 0))
                 hi--;
             span_add(pr->keep_moved, row, lo, hi);
+            for (int32_t c = lo; c < hi; c++) /* the copy: outside [lo, hi) it holds already */
+                a[c] = b[c] != 0;
         }
     }
-    if (k.previous) {
-        for (int64_t i = 0; i < (int64_t)w * h; i++)
-            pr->previous[i] = previous[i] != 0;
+    if (k.previous)
         k.previous = pr->previous;
-    }
     pr->keep = k;
     pr->p.previous = k.previous, pr->p.keep_x = x, pr->p.keep_y = y;
     return GB_OK;
