@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "session_fixture.h"
+#include "session_internal.h" /* session_set_final_clicks */
 
 /* The mask `flowcut segment` computes: models fitted on the labels (or the
  * given frozen models), gb_build, a cold CPU solve; the session's energy
@@ -269,6 +270,7 @@ static void test_prior_updates_equal_fresh_builds(void **state)
     o.solve.engine = MF_ENGINE_CPU;
     o.solve.threads = 2; /* the warm repair (more threads solve cold) */
     o.graph.keep = 0;    /* the prior's updates alone: clicks correct nothing here */
+    session_set_final_clicks(0); /* a click's quick cut keeps the models too, as on the GPU */
     seg_session *s = NULL;
     seg_error err = {0};
     const int32_t w = photo.width, h = photo.height;
@@ -341,6 +343,7 @@ static void test_prior_updates_equal_fresh_builds(void **state)
     assert_true(undos >= 1);
     gb_models_free(kept);
     seg_session_close(s);
+    session_set_final_clicks(1u << MF_ENGINE_CPU);
 }
 
 /* One energy: after clicks (one foreground click alone, the border as the
@@ -422,9 +425,11 @@ static void test_session_equals_segment(void **state)
 
 /* Cuts a click session's next click (quick, then refined as the page
  * does) and checks it against `flowcut segment --previous`; returns the
- * mask (malloc'ed). */
+ * mask (malloc'ed). A final click cut (the CPU's) is the refined answer
+ * already; otherwise the quick cut keeps the models fitted before the
+ * click. */
 static uint8_t *click_and_check(seg_session *s, int32_t x, int32_t y, uint8_t label, const uint8_t *prev,
-                                const char *what)
+                                const char *what, int final)
 {
     const size_t npx = (size_t)photo.width * photo.height;
     seg_error err = {0};
@@ -439,6 +444,21 @@ static uint8_t *click_and_check(seg_session *s, int32_t x, int32_t y, uint8_t la
         assert_int_equal(gb_models_fit(photo.data, photo.width, photo.height, l, &p, &kept), GB_OK);
     assert_int_equal(seg_session_click(s, x, y, label), SEG_OK);
     seg_session_set_refit(s, 0);
+    if (final) { /* one cut, the refined answer at once: nothing left to refine */
+        expect_segment_full(s, NULL, -1, prev, prev ? &(seg_click){x, y, label} : NULL, what);
+        assert_int_equal(seg_session_refine_pending(s), 0);
+        assert_int_equal(seg_session_models_stale(s), 0);
+        gb_models_free(kept);
+        seg_session_set_refit(s, 1);
+        uint8_t *m = malloc(npx);
+        memcpy(m, seg_session_mask(s), npx);
+        seg_cut_stats st; /* a refine finds the same network: no solve, the same mask */
+        assert_int_equal(seg_session_cut(s, &st, &err), SEG_OK);
+        assert_memory_equal(seg_session_mask(s), m, npx);
+        assert_true(st.solve_seconds == 0);
+        assert_int_equal(seg_session_commit(s), SEG_OK);
+        return m;
+    }
     seg_cut_stats st;
     assert_int_equal(seg_session_cut(s, &st, &err), SEG_OK);
     if (prev && kept) { /* the quick cut equals a fresh build with those models and the term */
@@ -466,9 +486,8 @@ static uint8_t *click_and_check(seg_session *s, int32_t x, int32_t y, uint8_t la
 /* The previous answer's term: each click corrects the mask before it, undo
  * and redo bring back each step's mask bit for bit, and any other edit
  * (or a click before the last one was cut) ends the term. */
-static void test_clicks_correct_previous_answers(void **state)
+static void clicks_correct_previous_answers(int final)
 {
-    (void)state;
     const size_t npx = (size_t)photo.width * photo.height;
     seg_session_options o;
     seg_session_options_default(&o);
@@ -477,10 +496,10 @@ static void test_clicks_correct_previous_answers(void **state)
     seg_session *s = NULL;
     seg_error err = {0};
     assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, NULL, &o, &s, &err), SEG_OK);
-    uint8_t *m1 = click_and_check(s, 300, 150, GB_FOREGROUND, NULL, "first click");
-    uint8_t *m2 = click_and_check(s, 200, 120, GB_BACKGROUND, m1, "second click");
-    uint8_t *m3 = click_and_check(s, 420, 330, GB_FOREGROUND, m2, "third click");
-    uint8_t *m4 = click_and_check(s, 330, 250, GB_BACKGROUND, m3, "fourth click");
+    uint8_t *m1 = click_and_check(s, 300, 150, GB_FOREGROUND, NULL, "first click", final);
+    uint8_t *m2 = click_and_check(s, 200, 120, GB_BACKGROUND, m1, "second click", final);
+    uint8_t *m3 = click_and_check(s, 420, 330, GB_FOREGROUND, m2, "third click", final);
+    uint8_t *m4 = click_and_check(s, 330, 250, GB_BACKGROUND, m3, "fourth click", final);
     const uint8_t *want[] = {m3, m2, m1};
     for (int k = 0; k < 3; k++) {
         assert_int_equal(seg_session_undo(s), 1);
@@ -501,23 +520,32 @@ static void test_clicks_correct_previous_answers(void **state)
     /* a stroke ends the term */
     uint8_t *before = malloc(npx);
     memcpy(before, seg_session_mask(s), npx);
-    uint8_t *m5 = click_and_check(s, 250, 300, GB_FOREGROUND, before, "a click");
+    uint8_t *m5 = click_and_check(s, 250, 300, GB_FOREGROUND, before, "a click", final);
     free(before);
     assert_int_equal(seg_session_paint_line(s, GB_BACKGROUND, 10, 10, 80, 12, 3), SEG_OK);
     expect_segment(s, NULL, "a stroke after a click");
     /* with no history the term still holds for the cut after the click */
     seg_session_set_history_limit(s, 0);
     memcpy(m5, seg_session_mask(s), npx);
-    free(click_and_check(s, 150, 330, GB_BACKGROUND, m5, "a click with no history"));
+    free(click_and_check(s, 150, 330, GB_BACKGROUND, m5, "a click with no history", final));
     seg_session_close(s);
     free(m1), free(m2), free(m3), free(m4), free(m5);
 
     /* keep 0: clicks alone, as without --previous */
     o.graph.keep = 0;
     assert_int_equal(seg_session_open(photo.data, photo.width, photo.height, NULL, &o, &s, &err), SEG_OK);
-    free(click_and_check(s, 300, 150, GB_FOREGROUND, NULL, "first click, keep 0"));
-    free(click_and_check(s, 200, 120, GB_BACKGROUND, NULL, "second click, keep 0"));
+    free(click_and_check(s, 300, 150, GB_FOREGROUND, NULL, "first click, keep 0", final));
+    free(click_and_check(s, 200, 120, GB_BACKGROUND, NULL, "second click, keep 0", final));
     seg_session_close(s);
+}
+
+static void test_clicks_correct_previous_answers(void **state)
+{
+    (void)state;
+    clicks_correct_previous_answers(1); /* the CPU's final click cuts */
+    session_set_final_clicks(0);        /* and quick cuts with the models kept, as on the GPU */
+    clicks_correct_previous_answers(0);
+    session_set_final_clicks(1u << MF_ENGINE_CPU);
 }
 
 /* The memory a front end may keep for the session's cold cuts: 256 bytes

@@ -33,6 +33,23 @@ static double cold_fraction = 0.1;
 
 void session_set_cold_fraction(double fraction) { cold_fraction = fraction; }
 
+/* The engines whose click cuts are final (final_clicks), a bit per
+ * mf_engine; benchmarks compare the two ways on an engine. */
+static unsigned final_click_engines = 1u << MF_ENGINE_CPU;
+
+void session_set_final_clicks(unsigned engines) { final_click_engines = engines; }
+
+/* A click without a box moves the prior over much of the photo, so its cut
+ * is cold whether the models are kept or re-fitted. On the CPU that cut
+ * re-fits the models and keeps no flow: the first answer is the refined
+ * one, and no second cold solve follows it (seg_session_refine_pending
+ * stays 0), which halves a click's work (bench_session --clicks,
+ * docs/benchmarks.md). */
+static int final_clicks(const seg_session *s, int box, mf_engine engine)
+{
+    return s->click_cuts && !box && (final_click_engines >> engine & 1u);
+}
+
 /* 1 when the network's arcs depend on the seeds beyond their own pixels
  * (star convexity): a seed edit rebuilds it. */
 static int seed_arcs(const seg_session *s)
@@ -330,7 +347,8 @@ static int build_fresh(seg_session *s, seg_error *err)
      * answer is cut-only and the next cut keeps the flow: a refined one
      * (seg_session_refine_pending, which the web UI sends while the user
      * looks at the answer) or else the next quick one. */
-    const int keep = !s->opt.refit && warm_pays(s) && cold_fraction > 0;
+    const int keep = !s->opt.refit && warm_pays(s) && cold_fraction > 0 &&
+                     !final_clicks(s, s->box_net, mf_dynamic_engine(s->dyn));
     const int defer = keep && mf_dynamic_engine(s->dyn) == MF_ENGINE_CPU;
     mf_dynamic_set_cold_fraction(s->dyn, keep && !defer ? cold_fraction : 0);
     s->keep_pending = defer;
@@ -518,7 +536,8 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
             return seg_fail(err, rc == GB_ERR_NOMEM ? SEG_ERR_NOMEM : SEG_ERR_MODEL, "prior: %s", gb_strerror(rc));
         }
         double tp = seg_now();
-        if (s->opt.refit && s->models_stale && (rc = refit(s, &all, err))) {
+        const int final = final_clicks(s, box, mf_dynamic_engine(s->dyn));
+        if ((s->opt.refit || final) && s->models_stale && (rc = refit(s, &all, err))) {
             drop_network(s); /* the distances moved past the terminals: the next cut starts afresh */
             return rc;
         }
@@ -546,14 +565,10 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
         /* a refined cut keeps the flow the first answer did not */
         if (s->keep_pending && s->opt.refit && fraction <= 0)
             fraction = 1e-12;
-        /* Clicks without a box move the prior over much of the photo: their
-         * cuts are cold, and so are the next click's. On the CPU a cold
-         * solve that keeps its flow for a repair costs half as much again
-         * as a cut-only one (bench_session --clicks, docs/benchmarks.md),
-         * so clicks' cold cuts keep none. */
-        const mf_graph *dg = mf_dynamic_graph(s->dyn);
-        if (s->click_cuts && !box && mf_dynamic_engine(s->dyn) == MF_ENGINE_CPU &&
-            (all || (double)st->changed_arcs > fraction * (double)dg->num_arcs)) {
+        /* a final click cut keeps no flow: the next click's cut is cold as
+         * well, and keeping it costs a cold solve on the CPU half as much
+         * again as a cut-only one (bench_session --clicks) */
+        if (final) {
             fraction = 0;
             s->keep_pending = 0;
         }

@@ -22,10 +22,14 @@
  * "model" column, its update of the prior and terminals), their refined
  * cuts ("update")
  * and a fresh seg_segment of the same clicks and previous answer ("fresh");
- * --keep sets the previous answer's weight (0: none, the clicks alone).
+ * --keep sets the previous answer's weight (0: none, the clicks alone);
+ * "until refined" is a click's quick cut plus the refined one, if any.
+ * --final-clicks none|cpu|gpu|all: the engines whose click cuts are final
+ * (re-fitted at once, nothing to refine; the session's default: cpu).
  *
  * usage: bench_session EXAMPLES_DIR [--engine cpu|gpu] [--sizes 1,3,12] [--repeats R]
- *                      [--cold-fraction F] [--threads N] [--box | --clicks [--keep W]] [--alloc-cache MIB]
+ *                      [--cold-fraction F] [--threads N] [--box | --clicks [--keep W] [--final-clicks E]]
+ *                      [--alloc-cache MIB]
  * --threads: the build's and the CPU solve's threads (default: every core).
  * --cold-fraction: whole-photo terminal changes over this fraction of the
  * arcs are solved cold in place, fewer warm (the session's tuning).
@@ -34,7 +38,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "flowcut/images.h"
 #include "flowcut/segment.h"
-#include "session_internal.h" /* session_set_cold_fraction */
+#include "session_internal.h" /* session_set_cold_fraction, session_set_final_clicks */
 
 #include <math.h>
 #include "bench_util.h"
@@ -206,7 +210,7 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
     o.solve.threads = o.graph.threads = threads;
     if (clicks_keep >= 0)
         o.graph.keep = clicks_keep;
-    double quick[100], qsolve[100], qupdate[100], refined[100], first = 0, one[100];
+    double quick[100], qsolve[100], qupdate[100], refined[100], edit[100], first = 0, one[100];
     int k = 0, ok = 1;
     const size_t npx = (size_t)w * h;
     uint8_t *prev = malloc(npx);
@@ -234,14 +238,18 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
                 qupdate[k] = st.update_seconds;
             } else
                 first += st.total_seconds / repeats;
+            /* the refined cut the page sends while the user looks, when one is
+             * pending (a final click cut leaves none) */
+            const int pending = seg_session_refine_pending(ss);
             seg_session_set_refit(ss, 1);
-            if (seg_session_cut(ss, &st, &err)) {
+            if (pending && seg_session_cut(ss, &st, &err)) {
                 fprintf(stderr, "%s\n", err.message);
                 return 1;
             }
             if (!c)
                 continue;
-            refined[k] = st.total_seconds;
+            refined[k] = pending ? st.total_seconds : 0;
+            edit[k] = quick[k] + refined[k];
             one[k] = 0;
             if (check) {
                 seg_options so;
@@ -264,10 +272,10 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
         seg_session_close(ss);
     }
     free(prev);
-    printf("%-6s %-6s %-7s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.1fx %s\n", tok, engine == MF_ENGINE_GPU ? "gpu" : "cpu",
-           "clicks", first, bench_median(quick, k), bench_median(qsolve, k), bench_median(qupdate, k),
-           bench_median(refined, k), bench_median(one, k),
-           bench_median(one, k) / bench_median(quick, k), ok ? "ok" : "MASK DIFFERS");
+    printf("%-6s %-6s %-7s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.1fx %s (until refined %.4f)\n", tok,
+           engine == MF_ENGINE_GPU ? "gpu" : "cpu", "clicks", first, bench_median(quick, k), bench_median(qsolve, k),
+           bench_median(qupdate, k), bench_median(refined, k), bench_median(one, k),
+           bench_median(one, k) / bench_median(edit, k), ok ? "ok" : "MASK DIFFERS", bench_median(edit, k));
     fflush(stdout);
     return !ok;
 }
@@ -298,7 +306,13 @@ int main(int argc, char **argv)
             box = 1;
         else if (!strcmp(argv[i], "--clicks"))
             box = 2;
-        else if (!strcmp(argv[i], "--keep") && i + 1 < argc)
+        else if (!strcmp(argv[i], "--final-clicks") && i + 1 < argc) {
+            const char *f = argv[++i];
+            session_set_final_clicks(!strcmp(f, "all")   ? (1u << MF_ENGINE_CPU) | (1u << MF_ENGINE_GPU)
+                                     : !strcmp(f, "gpu") ? 1u << MF_ENGINE_GPU
+                                     : !strcmp(f, "cpu") ? 1u << MF_ENGINE_CPU
+                                                         : 0u);
+        } else if (!strcmp(argv[i], "--keep") && i + 1 < argc)
             clicks_keep = atof(argv[++i]);
         else if (!strcmp(argv[i], "--alloc-cache") && i + 1 < argc)
             mf_alloc_cache_limit((size_t)atoll(argv[++i]) << 20);
