@@ -270,7 +270,7 @@ static void test_prior_updates_equal_fresh_builds(void **state)
     o.solve.engine = MF_ENGINE_CPU;
     o.solve.threads = 2; /* the warm repair (more threads solve cold) */
     o.graph.keep = 0;    /* the prior's updates alone: clicks correct nothing here */
-    session_set_final_clicks(0); /* a click's quick cut keeps the models too, as on the GPU */
+    session_set_final_clicks(0); /* a click's quick cut keeps the models too */
     seg_session *s = NULL;
     seg_error err = {0};
     const int32_t w = photo.width, h = photo.height;
@@ -343,7 +343,7 @@ static void test_prior_updates_equal_fresh_builds(void **state)
     assert_true(undos >= 1);
     gb_models_free(kept);
     seg_session_close(s);
-    session_set_final_clicks(1u << MF_ENGINE_CPU);
+    session_set_final_clicks((1u << MF_ENGINE_CPU) | (1u << MF_ENGINE_GPU));
 }
 
 /* One energy: after clicks (one foreground click alone, the border as the
@@ -425,7 +425,7 @@ static void test_session_equals_segment(void **state)
 
 /* Cuts a click session's next click (quick, then refined as the page
  * does) and checks it against `flowcut segment --previous`; returns the
- * mask (malloc'ed). A final click cut (the CPU's) is the refined answer
+ * mask (malloc'ed). A final click cut (the default) is the refined answer
  * already; otherwise the quick cut keeps the models fitted before the
  * click. */
 static uint8_t *click_and_check(seg_session *s, int32_t x, int32_t y, uint8_t label, const uint8_t *prev,
@@ -542,10 +542,10 @@ static void clicks_correct_previous_answers(int final)
 static void test_clicks_correct_previous_answers(void **state)
 {
     (void)state;
-    clicks_correct_previous_answers(1); /* the CPU's final click cuts */
-    session_set_final_clicks(0);        /* and quick cuts with the models kept, as on the GPU */
+    clicks_correct_previous_answers(1); /* final click cuts, the default */
+    session_set_final_clicks(0);        /* and quick cuts with the models kept */
     clicks_correct_previous_answers(0);
-    session_set_final_clicks(1u << MF_ENGINE_CPU);
+    session_set_final_clicks((1u << MF_ENGINE_CPU) | (1u << MF_ENGINE_GPU));
 }
 
 /* The memory a front end may keep for the session's cold cuts: 256 bytes

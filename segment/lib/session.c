@@ -35,16 +35,18 @@ void session_set_cold_fraction(double fraction) { cold_fraction = fraction; }
 
 /* The engines whose click cuts are final (final_clicks), a bit per
  * mf_engine; benchmarks compare the two ways on an engine. */
-static unsigned final_click_engines = 1u << MF_ENGINE_CPU;
+static unsigned final_click_engines = (1u << MF_ENGINE_CPU) | (1u << MF_ENGINE_GPU);
 
 void session_set_final_clicks(unsigned engines) { final_click_engines = engines; }
 
 /* A click without a box moves the prior over much of the photo, so its cut
- * is cold whether the models are kept or re-fitted. On the CPU that cut
- * re-fits the models and keeps no flow: the first answer is the refined
- * one, and no second cold solve follows it (seg_session_refine_pending
- * stays 0), which halves a click's work (bench_session --clicks,
- * docs/benchmarks.md). */
+ * is cold whether the models are kept or re-fitted. That cut re-fits the
+ * models and keeps no flow: the first answer is the refined one, and no
+ * second cold solve follows it (seg_session_refine_pending stays 0). A
+ * click's refined mask came 30-35% sooner on the GPU and 2-3 times sooner
+ * on the CPU than a quick answer followed by a refined one; the first
+ * mask on screen comes later on the GPU, by 40% (bench_session --clicks
+ * --final-clicks, docs/benchmarks.md). */
 static int final_clicks(const seg_session *s, int box, mf_engine engine)
 {
     return s->click_cuts && !box && (final_click_engines >> engine & 1u);

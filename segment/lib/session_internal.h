@@ -109,8 +109,8 @@ void session_mark_edit(seg_session *s, int32_t x0, int32_t y0, int32_t x1, int32
  * over this fraction of the arcs are solved cold in place, fewer warm
  * (mf_dynamic_set_cold_fraction); benchmarks set it to compare. */
 void session_set_cold_fraction(double fraction);
-/* The engines whose click cuts are final (a bit per mf_engine; the CPU's
- * alone by default): for benchmarks. */
+/* The engines whose click cuts are final (a bit per mf_engine; both by
+ * default): for tests and benchmarks. */
 void session_set_final_clicks(unsigned engines);
 
 /* Frees the undo history. */

@@ -25,7 +25,7 @@
  * --keep sets the previous answer's weight (0: none, the clicks alone);
  * "until refined" is a click's quick cut plus the refined one, if any.
  * --final-clicks none|cpu|gpu|all: the engines whose click cuts are final
- * (re-fitted at once, nothing to refine; the session's default: cpu).
+ * (re-fitted at once, nothing to refine; the session's default: all).
  *
  * usage: bench_session EXAMPLES_DIR [--engine cpu|gpu] [--sizes 1,3,12] [--repeats R]
  *                      [--cold-fraction F] [--threads N] [--box | --clicks [--keep W] [--final-clicks E]]
