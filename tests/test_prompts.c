@@ -56,8 +56,8 @@ static void test_parse(void **state)
                                        &err),
                      SEG_OK);
     assert_int_equal(seg_prompts_count(p), 5);
-    static const seg_click want[] = {{10, 20, GB_FOREGROUND}, {3, 4, GB_FOREGROUND}, {5, 6, GB_BACKGROUND},
-                                     {7, 8, GB_FOREGROUND}, {9, 10, GB_BACKGROUND}};
+    static const seg_click want[] = {{10, 20, GB_FOREGROUND, 0}, {3, 4, GB_FOREGROUND, 0}, {5, 6, GB_BACKGROUND, 0},
+                                     {7, 8, GB_FOREGROUND, 0}, {9, 10, GB_BACKGROUND, 0}};
     for (int i = 0; i < 5; i++) {
         seg_click c;
         assert_int_equal(seg_prompts_click(p, i, &c), SEG_OK);
@@ -69,12 +69,26 @@ static void test_parse(void **state)
     assert_int_equal(seg_prompts_get_box(p, box), 1);
     assert_int_equal(box[0] + box[1] + box[2] + box[3], 73);
     /* each malformed token is named with its line */
-    static const char *bad[] = {"10", "10,20,30", "box 1,2,3", "x 1,2", "1,2x", "-1,-2", "1,99999999999"};
+    static const char *bad[] = {"10", "10,20,30,40", "box 1,2,3", "x 1,2", "1,2x", "-1,-2", "1,99999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         seg_prompts_clear(p);
         assert_int_equal(seg_prompts_parse(p, bad[i], "--clicks", &err), SEG_ERR_INVALID);
         assert_non_null(strstr(err.message, "--clicks:1: cannot read"));
     }
+    /* a click's own radius: X,Y,R in every form; 0 and too large refused */
+    seg_prompts_clear(p);
+    assert_int_equal(seg_prompts_parse(p, "10,20,7 -5,6,3 bg 1,2,100000 3,4", "t", &err), SEG_OK);
+    static const int32_t radius[] = {7, 3, 100000, 0};
+    for (int i = 0; i < 4; i++) {
+        seg_click c;
+        assert_int_equal(seg_prompts_click(p, i, &c), SEG_OK);
+        assert_int_equal(c.radius, radius[i]);
+    }
+    assert_int_equal(seg_prompts_parse(p, "1,2,0", "--clicks", &err), SEG_ERR_INVALID);
+    assert_non_null(strstr(err.message, "--clicks:1: click 1,2: a radius must be 1 to 100000 pixels"));
+    assert_int_equal(seg_prompts_parse(p, "1,2,100001", "--clicks", &err), SEG_ERR_INVALID);
+    assert_int_equal(seg_prompts_set_radius(p, 4, 5, &err), SEG_ERR_INVALID); /* no such click */
+    assert_int_equal(seg_prompts_set_radius(p, 0, -1, &err), SEG_ERR_INVALID);
     seg_prompts_clear(p);
     assert_int_equal(seg_prompts_parse(p, "1,1\n\n  2,x", "f", &err), SEG_ERR_INVALID);
     assert_non_null(strstr(err.message, "f:3: cannot read '2,x'"));
@@ -102,6 +116,62 @@ static void test_paint(void **state)
     assert_int_equal(seg_prompts_add_click(p, W, 0, GB_FOREGROUND, &err), SEG_OK);
     assert_int_equal(seg_prompts_paint(p, W, H, labels, &err), SEG_ERR_INVALID);
     assert_non_null(strstr(err.message, "outside the 96x72 photo"));
+    seg_prompts_free(p);
+}
+
+/* A click that corrects a previous answer: its disc reaches no nearer
+ * than the nearest pixel the answer already gives its label (at least 2),
+ * at most the default; the last click alone, unless it has a radius. */
+#define RW 400 /* a disc of 7 by default */
+#define RH 300
+static void test_click_radius(void **state)
+{
+    (void)state;
+    const int32_t r0 = seg_prompts_radius(RW, RH);
+    assert_true(r0 >= 6);
+    static uint8_t prev[RW * RH];
+    memset(prev, 0, sizeof prev);
+    assert_int_equal(seg_click_radius(NULL, RW, RH, 40, 30, GB_FOREGROUND), r0);
+    assert_int_equal(seg_click_radius(prev, RW, RH, 40, 30, GB_FOREGROUND), r0); /* no foreground near */
+    assert_int_equal(seg_click_radius(prev, RW, RH, 40, 30, GB_BACKGROUND), 2);  /* already background */
+    prev[30 * RW + 45] = 255;
+    assert_int_equal(seg_click_radius(prev, RW, RH, 40, 30, GB_FOREGROUND), 5);
+    prev[34 * RW + 43] = 1; /* distance 5 as well; any nonzero is foreground */
+    assert_int_equal(seg_click_radius(prev, RW, RH, 40, 30, GB_FOREGROUND), 5);
+    prev[33 * RW + 42] = 1; /* sqrt(13): 3 */
+    assert_int_equal(seg_click_radius(prev, RW, RH, 40, 30, GB_FOREGROUND), 3);
+    prev[30 * RW + 41] = 1;
+    assert_int_equal(seg_click_radius(prev, RW, RH, 40, 30, GB_FOREGROUND), 2);
+    memset(prev, 255, sizeof prev);
+    prev[(30 + r0 + 1) * RW + 40] = 0; /* background beyond the default */
+    assert_int_equal(seg_click_radius(prev, RW, RH, 40, 30, GB_BACKGROUND), r0);
+    prev[(30 - 4) * RW + 40] = 0;
+    assert_int_equal(seg_click_radius(prev, RW, RH, 40, 30, GB_BACKGROUND), 4);
+
+    /* painting: the last click takes the rule, earlier ones and given radii not */
+    seg_error err = {0};
+    seg_prompts *p = seg_prompts_new();
+    static uint8_t labels[RW * RH];
+    memset(prev, 0, sizeof prev);
+    prev[30 * RW + 45] = 255; /* 5 from (40, 30) */
+    assert_int_equal(seg_prompts_parse(p, "15,15 40,30", NULL, &err), SEG_OK);
+    int32_t last = -1;
+    memset(labels, GB_UNMARKED, sizeof labels);
+    assert_int_equal(seg_prompts_paint_previous(p, RW, RH, prev, labels, &last, &err), SEG_OK);
+    assert_int_equal(last, 5);
+    assert_int_equal(labels[30 * RW + 45], GB_FOREGROUND);
+    assert_int_equal(labels[30 * RW + 46], GB_UNMARKED);
+    assert_int_equal(labels[15 * RW + 15 + r0], GB_FOREGROUND); /* the first click: the default */
+    memset(labels, GB_UNMARKED, sizeof labels);
+    assert_int_equal(seg_prompts_set_radius(p, 1, 3, &err), SEG_OK);
+    assert_int_equal(seg_prompts_paint_previous(p, RW, RH, prev, labels, &last, &err), SEG_OK);
+    assert_int_equal(last, 3);
+    assert_int_equal(labels[30 * RW + 43], GB_FOREGROUND);
+    assert_int_equal(labels[30 * RW + 44], GB_UNMARKED);
+    memset(labels, GB_UNMARKED, sizeof labels);
+    assert_int_equal(seg_prompts_set_radius(p, 1, 0, &err), SEG_OK);
+    assert_int_equal(seg_prompts_paint_previous(p, RW, RH, NULL, labels, &last, &err), SEG_OK);
+    assert_int_equal(last, r0); /* no previous answer: the default */
     seg_prompts_free(p);
 }
 
@@ -394,6 +464,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_paint),
+        cmocka_unit_test(test_click_radius),
         cmocka_unit_test(test_box_sample),
         cmocka_unit_test(test_box_half_size),
         cmocka_unit_test(test_segment_from_prompts),

@@ -368,10 +368,10 @@ static void test_session_equals_segment(void **state)
     /* a click after a cut corrects its mask: `--previous` replays it */
     memcpy(prev, seg_session_mask(s), npx);
     assert_int_equal(seg_session_click(s, 420, 330, GB_FOREGROUND), SEG_OK);
-    expect_segment_full(s, NULL, -1, prev, &(seg_click){420, 330, GB_FOREGROUND}, "two clicks");
+    expect_segment_full(s, NULL, -1, prev, &(seg_click){420, 330, GB_FOREGROUND, 0}, "two clicks");
     memcpy(prev, seg_session_mask(s), npx);
     assert_int_equal(seg_session_click(s, 60, 60, GB_BACKGROUND), SEG_OK);
-    expect_segment_full(s, NULL, -1, prev, &(seg_click){60, 60, GB_BACKGROUND}, "a background click");
+    expect_segment_full(s, NULL, -1, prev, &(seg_click){60, 60, GB_BACKGROUND, 0}, "a background click");
     assert_int_equal(seg_session_mask(s)[60 * photo.width + 60], 0);
     assert_int_equal(seg_session_paint_line(s, GB_FOREGROUND, 250, 200, 350, 210, 4), SEG_OK);
     expect_segment(s, NULL, "a stroke");
@@ -386,7 +386,7 @@ static void test_session_equals_segment(void **state)
     assert_int_equal(seg_session_commit(s), SEG_OK);
     memcpy(prev, seg_session_mask(s), npx);
     assert_int_equal(seg_session_click(s, 300, photo.height - 1, GB_FOREGROUND), SEG_OK);
-    expect_segment_full(s, NULL, -1, prev, &(seg_click){300, photo.height - 1, GB_FOREGROUND}, "a click at the frame");
+    expect_segment_full(s, NULL, -1, prev, &(seg_click){300, photo.height - 1, GB_FOREGROUND, 0}, "a click at the frame");
     assert_int_equal(seg_session_undo(s), 1);
     expect_segment(s, NULL, "the click at the frame undone");
     assert_int_equal(seg_session_click(s, photo.width, 0, GB_FOREGROUND), SEG_ERR_INVALID);
@@ -445,7 +445,7 @@ static uint8_t *click_and_check(seg_session *s, int32_t x, int32_t y, uint8_t la
     assert_int_equal(seg_session_click(s, x, y, label), SEG_OK);
     seg_session_set_refit(s, 0);
     if (final) { /* one cut, the refined answer at once: nothing left to refine */
-        expect_segment_full(s, NULL, -1, prev, prev ? &(seg_click){x, y, label} : NULL, what);
+        expect_segment_full(s, NULL, -1, prev, prev ? &(seg_click){x, y, label, 0} : NULL, what);
         assert_int_equal(seg_session_refine_pending(s), 0);
         assert_int_equal(seg_session_models_stale(s), 0);
         gb_models_free(kept);
@@ -476,7 +476,7 @@ static uint8_t *click_and_check(seg_session *s, int32_t x, int32_t y, uint8_t la
     }
     gb_models_free(kept);
     seg_session_set_refit(s, 1);
-    expect_segment_full(s, NULL, -1, prev, prev ? &(seg_click){x, y, label} : NULL, what);
+    expect_segment_full(s, NULL, -1, prev, prev ? &(seg_click){x, y, label, 0} : NULL, what);
     assert_int_equal(seg_session_commit(s), SEG_OK);
     uint8_t *m = malloc(npx);
     memcpy(m, seg_session_mask(s), npx);

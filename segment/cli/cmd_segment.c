@@ -181,6 +181,8 @@ static int segment_one(const char *image, const char *seeds, const char *out, co
         json_string(stdout, image);
         printf(", \"status\": \"ok\", \"mask\": ");
         json_string(stdout, out);
+        if (r.click_radius) /* the last click's disc: a replay gives it as X,Y,R */
+            printf(", \"click_radius\": %d", r.click_radius);
         printf(", ");
         seg_json_result(stdout, &r);
     } else {

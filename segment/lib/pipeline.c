@@ -178,6 +178,17 @@ typedef struct seed_load {
     int rc;
 } seed_load;
 
+/* The answer the last click corrects, where it enters the energy (no box,
+ * a term of some weight; seg_keep_params) and fits the photo (a size that
+ * does not is refused there). */
+static const uint8_t *previous_for(const seg_options *o, int32_t width, int32_t height)
+{
+    return o->previous && o->previous_width == width && o->previous_height == height && !has_box(o) &&
+                   o->graph.keep > 0
+               ? o->previous
+               : NULL;
+}
+
 static void *seed_load_main(void *arg)
 {
     seed_load *l = arg;
@@ -241,7 +252,10 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
     int kind = seg_labels_from_seeds(seeds.data, seeds.width, seeds.height, seeds.channels, o, labels, &nfg, &nbg);
     img_free(&seeds);
     seg_error pe = {0};
-    if (kind >= 0 && o->prompts && seg_prompts_paint(o->prompts, r->photo.width, r->photo.height, labels, &pe)) {
+    if (kind >= 0 && o->prompts &&
+        seg_prompts_paint_previous(o->prompts, r->photo.width, r->photo.height,
+                                   previous_for(o, r->photo.width, r->photo.height), labels, &r->click_radius,
+                                   &pe)) {
         snprintf(r->error, sizeof r->error, "%s: %s", image_path, pe.message);
         r->code = pe.code;
         free(labels);
@@ -680,6 +694,7 @@ static void fill_info(const seg_job *j, seg_info *info)
     info->build_seconds = j->r.times.build;
     info->solve_seconds = j->r.times.solve;
     snprintf(info->device, sizeof info->device, "%s", j->r.device);
+    info->click_radius = j->r.click_radius;
 }
 
 int seg_segment(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t *seeds,
@@ -697,6 +712,7 @@ int seg_segment(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
         return seg_fail(err, SEG_ERR_INVALID, "seeds have %d channels; 1 (labels, trimap) or 3 (scribbles)",
                         seed_channels);
     size_t npx = (size_t)width * (size_t)height;
+    int32_t click_radius = 0;
     img_image photo = {0};
     uint8_t *labels = malloc(npx);
     if (!labels || img_alloc(&photo, width, height, 3)) {
@@ -711,7 +727,8 @@ int seg_segment(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
     else
         memset(labels, GB_UNMARKED, npx);
     if (o->prompts) {
-        int rc = seg_prompts_paint(o->prompts, width, height, labels, err);
+        int rc = seg_prompts_paint_previous(o->prompts, width, height, previous_for(o, width, height), labels,
+                                            &click_radius, err);
         if (rc) {
             free(labels);
             img_free(&photo);
@@ -728,6 +745,7 @@ int seg_segment(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
     }
     seg_job j;
     int rc = seg_job_begin(&j, "photo", &photo, labels, o);
+    j.r.click_radius = click_radius;
     if (rc == 0)
         rc = job_finish(&j, o, NULL);
     if (rc == 0) {

@@ -23,6 +23,7 @@ typedef struct seg_result {
     int engine_used;
     char device[128];
     seg_times times;
+    int32_t click_radius; /* the last click's disc radius (0: no click) */
     int code;          /* SEG_ERR_* on failure */
     char error[768];   /* "FILE: message" on failure */
 } seg_result;

@@ -3,7 +3,8 @@
  *
  * A click is a hard seed where it lands: a disc of seg_prompts_radius()
  * pixels around it takes its label, so the clicked pixel is always on the
- * clicked side. A box is GrabCut's rectangle: every pixel outside it is a
+ * clicked side; a click that corrects a previous answer stays inside the
+ * region it corrects (seg_click_radius). A box is GrabCut's rectangle: every pixel outside it is a
  * hard background seed. Later prompts win over earlier ones where they
  * overlap (a click outside the box stays the user's click). */
 #include "pipeline.h"
@@ -11,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +81,16 @@ int seg_prompts_add_click(seg_prompts *p, int32_t x, int32_t y, uint8_t label, s
         p->clicks = c;
         p->cap = cap;
     }
-    p->clicks[p->nclicks++] = (seg_click){x, y, label};
+    p->clicks[p->nclicks++] = (seg_click){x, y, label, 0};
+    return SEG_OK;
+}
+
+int seg_prompts_set_radius(seg_prompts *p, int32_t i, int32_t radius, seg_error *err)
+{
+    if (!p || i < 0 || i >= p->nclicks || radius < 0 || radius > SEG_CLICK_MAX_RADIUS)
+        return seg_fail(err, SEG_ERR_INVALID, "a click's radius must be 1 to %d pixels (0: the default)",
+                        SEG_CLICK_MAX_RADIUS);
+    p->clicks[i].radius = radius;
     return SEG_OK;
 }
 
@@ -159,17 +170,22 @@ int seg_prompts_parse(seg_prompts *p, const char *text, const char *where, seg_e
             s++;
         int32_t v[4];
         int n = read_numbers(&s, v, 4);
-        if (n != (box ? 4 : 2) || (*s && !is_separator(*s) && *s != '#')) {
+        if ((box ? n != 4 : n != 2 && n != 3) || (*s && !is_separator(*s) && *s != '#')) {
             int len = 0;
             while (token[len] && token[len] != '\n' && len < 40)
                 len++;
             return seg_fail(err, SEG_ERR_INVALID,
                             "%s:%d: cannot read '%.*s': expected X,Y (a foreground click), -X,Y (background), "
-                            "fg X,Y, bg X,Y or box X,Y,W,H",
+                            "fg X,Y, bg X,Y (each with ,R for a disc of radius R) or box X,Y,W,H",
                             where ? where : "prompts", line, len, token);
         }
+        if (n == 3 && (v[2] < 1 || v[2] > SEG_CLICK_MAX_RADIUS))
+            return seg_fail(err, SEG_ERR_INVALID, "%s:%d: click %d,%d: a radius must be 1 to %d pixels",
+                            where ? where : "prompts", line, v[0], v[1], SEG_CLICK_MAX_RADIUS);
         int rc = box ? seg_prompts_set_box(p, v[0], v[1], v[2], v[3], err)
                      : seg_prompts_add_click(p, v[0], v[1], label, err);
+        if (!rc && n == 3)
+            rc = seg_prompts_set_radius(p, p->nclicks - 1, v[2], err);
         if (rc)
             return rc;
     }
@@ -219,8 +235,42 @@ int seg_prompts_radius(int32_t width, int32_t height)
     return r < SEG_CLICK_MIN_RADIUS ? SEG_CLICK_MIN_RADIUS : r;
 }
 
+int32_t seg_click_radius(const uint8_t *previous, int32_t width, int32_t height, int32_t x, int32_t y,
+                         uint8_t label)
+{
+    const int32_t r = seg_prompts_radius(width, height);
+    if (!previous || x < 0 || y < 0 || x >= width || y >= height)
+        return r;
+    /* the nearest pixel within r that the answer gives the click's label */
+    const int fg = label == GB_FOREGROUND;
+    int64_t best = INT64_MAX;
+    for (int32_t dy = -r; dy <= r; dy++) {
+        const int32_t py = y + dy;
+        if (py < 0 || py >= height)
+            continue;
+        for (int32_t dx = -r; dx <= r; dx++) {
+            const int32_t px = x + dx;
+            const int64_t d2 = (int64_t)dx * dx + (int64_t)dy * dy;
+            if (px >= 0 && px < width && d2 < best && (previous[(size_t)py * width + px] != 0) == fg)
+                best = d2;
+        }
+    }
+    if (best >= (int64_t)r * r)
+        return r;
+    const int32_t d = (int32_t)sqrt((double)best); /* exact on perfect squares: floor */
+    return d < 2 ? 2 : d;
+}
+
 int seg_prompts_paint(const seg_prompts *p, int32_t width, int32_t height, uint8_t *labels, seg_error *err)
 {
+    return seg_prompts_paint_previous(p, width, height, NULL, labels, NULL, err);
+}
+
+int seg_prompts_paint_previous(const seg_prompts *p, int32_t width, int32_t height, const uint8_t *previous,
+                               uint8_t *labels, int32_t *last_radius, seg_error *err)
+{
+    if (last_radius)
+        *last_radius = 0;
     if (!p || !labels || width <= 0 || height <= 0)
         return seg_fail(err, SEG_ERR_INVALID, "seg_prompts_paint: NULL argument or bad size");
     for (int32_t i = 0; i < p->nclicks; i++)
@@ -237,19 +287,25 @@ int seg_prompts_paint(const seg_prompts *p, int32_t width, int32_t height, uint8
                 if (x < x0 || x >= x1 || y < y0 || y >= y1)
                     labels[(size_t)y * width + x] = GB_BACKGROUND;
     }
-    int32_t r = seg_prompts_radius(width, height);
+    const int32_t r0 = seg_prompts_radius(width, height);
     for (int32_t i = 0; i < p->nclicks; i++) {
         const seg_click *c = &p->clicks[i];
-        for (int32_t dy = -r; dy <= r; dy++) {
-            int32_t y = c->y + dy;
-            if (y < 0 || y >= height)
-                continue;
-            for (int32_t dx = -r; dx <= r; dx++) {
-                int32_t x = c->x + dx;
-                if (x >= 0 && x < width && dx * dx + dy * dy <= r * r)
+        int32_t r = c->radius > 0 ? c->radius : r0;
+        if (!c->radius && previous && i == p->nclicks - 1)
+            r = seg_click_radius(previous, width, height, c->x, c->y, c->label);
+        if (last_radius)
+            *last_radius = r;
+        /* the disc's rows and columns within the photo: a given radius may
+         * be far larger than the photo */
+        const int64_t r2 = (int64_t)r * r;
+        const int32_t y0 = c->y - r < 0 ? 0 : c->y - r, y1 = c->y + r >= height ? height - 1 : c->y + r;
+        const int32_t x0 = c->x - r < 0 ? 0 : c->x - r, x1 = c->x + r >= width ? width - 1 : c->x + r;
+        for (int32_t y = y0; y <= y1; y++)
+            for (int32_t x = x0; x <= x1; x++) {
+                const int64_t dx = x - c->x, dy = y - c->y;
+                if (dx * dx + dy * dy <= r2)
                     labels[(size_t)y * width + x] = c->label;
             }
-        }
     }
     return SEG_OK;
 }

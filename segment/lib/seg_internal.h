@@ -21,6 +21,12 @@ size_t seg_memory_share(size_t bytes);
 /* The name --scribble-colors gives rgb ("red"), or NULL: for messages. */
 const char *seg_colour_name(const uint8_t rgb[3]);
 
+/* seg_prompts_paint with the answer the last click corrects (NULL: none):
+ * that click's disc, unless given, is seg_click_radius()'s; *last_radius
+ * (may be NULL) gets the last click's radius (0: no click). */
+int seg_prompts_paint_previous(const seg_prompts *p, int32_t width, int32_t height, const uint8_t *previous,
+                               uint8_t *labels, int32_t *last_radius, seg_error *err);
+
 /* The labels the colour models are first fitted on, for every front end
  * alike (segment, batch, the session): without background seeds, the
  * unmarked pixels of the photo's border band (seg_border_band wide) along

@@ -38,7 +38,7 @@ const uint8_t *seg_session_get_previous(const seg_session *s, seg_click *click)
     if (!s || !s->keep_on || seg_session_get_box(s, box))
         return NULL; /* none, or a box's route, which has none */
     if (click)
-        *click = (seg_click){s->keep_xy[0], s->keep_xy[1], s->keep_label};
+        *click = (seg_click){s->keep_xy[0], s->keep_xy[1], s->keep_label, 0}; /* its disc: from the mask */
     return s->keep_mask;
 }
 

@@ -180,8 +180,13 @@ int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label)
         return SEG_ERR_INVALID;
     /* the mask answers every edit so far: this click corrects it */
     const int answered = s->cut_valid && s->dirty[0] >= s->dirty[2], stroke = s->stroke_edit;
-    /* the disc of seg_prompts_paint, pixel for pixel */
-    const int32_t r = seg_prompts_radius(s->width, s->height);
+    /* the disc of seg_prompts_paint, pixel for pixel: a click that corrects
+     * the answer (the previous answer's term: no box) stays inside the
+     * region it corrects */
+    int32_t box[4];
+    const int32_t r = answered && s->opt.graph.keep > 0 && !seg_session_get_box(s, box)
+                          ? seg_click_radius(s->mask, s->width, s->height, x, y, label)
+                          : seg_prompts_radius(s->width, s->height);
     const int32_t x0 = x - r < 0 ? 0 : x - r, x1 = x + r >= s->width ? s->width - 1 : x + r;
     const int32_t y0 = y - r < 0 ? 0 : y - r, y1 = y + r >= s->height ? s->height - 1 : y + r;
     for (int32_t py = y0; py <= y1; py++)

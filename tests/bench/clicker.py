@@ -6,7 +6,7 @@ and --protocol box); benchmark only.
 Labels are the ground truth as seg_eval.py reads it: 255 foreground,
 0 background, 128 void (never clicked, never scored).
 """
-import os, subprocess, time
+import json, os, subprocess, time
 import cv2
 import numpy as np
 from scipy.ndimage import distance_transform_edt
@@ -86,16 +86,21 @@ def grown_box(label, frac=0.05):
 # array) or None when flowcut refused or failed, and the CPU seconds (user +
 # system) of the flowcut process.
 
-def _run(flowcut, argv, out):
+def _run(flowcut, argv, out, report=None):
     # os.wait4 gives this one child's CPU time: on a shared machine the wall
-    # time also counts the other processes' turns on the cores
-    p = subprocess.Popen([flowcut, "segment"] + argv + ["-o", out, "-f", "-q"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # time also counts the other processes' turns on the cores. With report
+    # (a dict), the run's --json object is read into it.
+    p = subprocess.Popen([flowcut, "segment"] + argv + ["-o", out, "-f", "-q"] + (["--json"] if report is not None else []),
+                         stdout=subprocess.PIPE if report is not None else subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    text = p.stdout.read() if report is not None else b""
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
     cpu = ru.ru_utime + ru.ru_stime
     if p.returncode != 0:
         return None, cpu
+    if report is not None:
+        report.update(json.loads(text))
     m = cv2.imread(out, cv2.IMREAD_GRAYSCALE)
     return (None if m is None else m > 127), cpu
 
@@ -140,14 +145,19 @@ class SeedPrompts:
         return _run(self.flowcut, [image, "--seeds", seeds], work + "-mask.png")
 
 
-def cli_prompt_args(clicks, box):
+def cli_prompt_args(clicks, box, radii=()):
     """The CLI's click and box syntax, in this one place: all clicks in one
     --clicks argument, pairs X,Y separated by spaces, a leading '-' for a
-    negative (background) click ('300,150 -290,140'), and --box X,Y,W,H
-    (flowcut segment --clicks/--box)."""
+    negative (background) click ('300,150 -290,140'), X,Y,R for a click
+    whose disc has radius R (radii[i] for click i where given), and --box
+    X,Y,W,H (flowcut segment --clicks/--box)."""
     argv = []
     if clicks:
-        argv += ["--clicks", " ".join(("%d,%d" if p else "-%d,%d") % (x, y) for x, y, p in clicks)]
+        text = []
+        for i, (x, y, p) in enumerate(clicks):
+            r = radii[i] if i < len(radii) else 0
+            text.append(("" if p else "-") + ("%d,%d,%d" % (x, y, r) if r else "%d,%d" % (x, y)))
+        argv += ["--clicks", " ".join(text)]
     if box is not None:
         argv += ["--box", "%d,%d,%d,%d" % box]
     return argv
@@ -157,7 +167,10 @@ class CliPrompts:
     """Clicks and box passed to `flowcut segment` as options (no seed file),
     default options otherwise. With previous (the default), each call after
     the first also gets the mask flowcut gave before the newest click
-    (--previous), as a session's click corrects its last answer."""
+    (--previous), as a session's click corrects its last answer; flowcut
+    then chooses that click's disc from the mask (its --json says the
+    radius), and the later calls give each earlier click the disc it had
+    (X,Y,R), as a session keeps it."""
 
     box_alone = True
 
@@ -165,13 +178,20 @@ class CliPrompts:
         self.flowcut = flowcut
         self.extra = list(extra)  # more `flowcut segment` options (--flowcut-args)
         self.previous = previous
+        self.radii = {}  # work path -> the radius flowcut gave each click so far
 
     def __call__(self, image, clicks, box, work, shape, previous=None):
-        argv = [image] + cli_prompt_args(clicks, box) + self.extra
+        radii = self.radii.setdefault(work, [])
+        del radii[max(0, len(clicks) - 1):]  # a new session starts with its first click
+        argv = [image] + cli_prompt_args(clicks, box, radii) + self.extra
         if self.previous and previous is not None and clicks:
             cv2.imwrite(work + "-previous.png", previous.astype(np.uint8) * 255)
             argv += ["--previous", work + "-previous.png"]
-        return _run(self.flowcut, argv, work + "-mask.png")
+        report = {}
+        m, cpu = _run(self.flowcut, argv, work + "-mask.png", report if clicks else None)
+        if clicks:
+            radii.append(report.get("click_radius", 0))
+        return m, cpu
 
 
 def session(segment, image, label, box, work, max_clicks=20, stop_at=0.90, min_clicks=5):

@@ -48,7 +48,9 @@ expect_exit 0 "seeds and clicks together" -- "$FLOWCUT" segment "$EX/coffee.png"
     --clicks 300,150 -o "$TMPD/both.png" -q
 
 expect_exit 2 "a bad click" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks 300,x -o "$TMPD/bad.png"
-expect_stderr "^flowcut segment: --clicks:1: cannot read '300,x': expected X,Y \(a foreground click\), -X,Y \(background\), fg X,Y, bg X,Y or box X,Y,W,H$" "a bad click"
+expect_stderr "^flowcut segment: --clicks:1: cannot read '300,x': expected X,Y \(a foreground click\), -X,Y \(background\), fg X,Y, bg X,Y \(each with ,R for a disc of radius R\) or box X,Y,W,H$" "a bad click"
+expect_exit 2 "a click's radius 0" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks 300,150,0 -o "$TMPD/bad.png"
+expect_stderr "^flowcut segment: --clicks:1: click 300,150: a radius must be 1 to 100000 pixels$" "a click's radius 0"
 expect_exit 2 "a bad box" -- "$FLOWCUT" segment "$EX/coffee.png" --box 1,2 -o "$TMPD/bad.png"
 expect_stderr "^flowcut segment: --box:1: cannot read 'box 1,2'" "a bad box"
 expect_exit 1 "a click outside" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks 600,10 -o "$TMPD/bad.png"
@@ -73,6 +75,24 @@ python3 "$HERE/png_tool.py" recode "$TMPD/one.png" ones "$TMPD/one01.png"
 expect_exit 0 "the previous mask as 0 / 1 labels" -- "$FLOWCUT" segment "$EX/coffee.png" \
     --clicks "300,150 -290,140" --previous "$TMPD/one01.png" -o "$TMPD/prev01.png" -q
 same_pixels "$TMPD/prev.png" "$TMPD/prev01.png" "--previous as 0 / 255 or 0 / 1"
+# the corrected click's disc stays inside the region it corrects (--json says its radius); given
+# as X,Y,R it replays the same cut, and a click's own radius is its disc
+# (280,98 lies 4 to 5 pixels inside the one click's mask, near its top edge)
+"$FLOWCUT" segment "$EX/coffee.png" --clicks "300,150 -280,98" --previous "$TMPD/one.png" \
+    -o "$TMPD/prevj.png" --json >"$TMPD/prev.json" 2>/dev/null
+r=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["click_radius"])' "$TMPD/prev.json")
+[ "$r" = 4 ] && pass || fail "--previous: the corrected click's radius $r, not 4 (the default 10)"
+expect_exit 0 "the corrected click replayed with its radius" -- "$FLOWCUT" segment "$EX/coffee.png" \
+    --clicks "300,150 -280,98,4" --previous "$TMPD/one.png" -o "$TMPD/prevr.png" -q
+same_pixels "$TMPD/prevj.png" "$TMPD/prevr.png" "the corrected click with its radius given"
+expect_exit 0 "the corrected click with the default disc" -- "$FLOWCUT" segment "$EX/coffee.png" \
+    --clicks "300,150 -280,98,10" --previous "$TMPD/one.png" -o "$TMPD/prev10.png" -q
+[ "$(python3 "$HERE/png_tool.py" digest "$TMPD/prevj.png")" != "$(python3 "$HERE/png_tool.py" digest "$TMPD/prev10.png")" ] &&
+    pass || fail "a corrected click's disc of 4 and of 10 cut alike"
+"$FLOWCUT" segment "$EX/coffee.png" --clicks "300,150,4" -o "$TMPD/r4.png" --json >"$TMPD/r4.json" 2>/dev/null
+grep -q '"click_radius": 4,' "$TMPD/r4.json" && pass || fail "--clicks X,Y,4: --json lacks click_radius 4"
+"$FLOWCUT" segment "$EX/coffee.png" --clicks "300,150" -o "$TMPD/r10.png" --json >"$TMPD/r10.json" 2>/dev/null
+grep -q '"click_radius": 10,' "$TMPD/r10.json" && pass || fail "one click: --json lacks the default click_radius 10"
 expect_exit 0 "--keep 0" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks "300,150 -290,140" \
     --previous "$TMPD/one.png" --keep 0 -o "$TMPD/keep0.png" -q
 same_pixels "$TMPD/keep0.png" "$TMPD/neg.png" "--keep 0 is the clicks alone"

@@ -61,7 +61,7 @@ int main(void)
     FIELD(gb_params, previous); FIELD(gb_params, keep_x); FIELD(gb_params, keep_y);
 
     STRUCT(seg_click);
-    FIELD(seg_click, x); FIELD(seg_click, y); FIELD(seg_click, label);
+    FIELD(seg_click, x); FIELD(seg_click, y); FIELD(seg_click, label); FIELD(seg_click, radius);
 
     STRUCT(seg_error);
     FIELD(seg_error, code); FIELD(seg_error, message);
@@ -69,7 +69,7 @@ int main(void)
     STRUCT(seg_info);
     FIELD(seg_info, flow); FIELD(seg_info, foreground); FIELD(seg_info, engine); FIELD(seg_info, iterations);
     FIELD(seg_info, model_seconds); FIELD(seg_info, build_seconds); FIELD(seg_info, solve_seconds);
-    FIELD(seg_info, device);
+    FIELD(seg_info, device); FIELD(seg_info, click_radius);
 
     STRUCT(seg_session_options);
     FIELD(seg_session_options, graph); FIELD(seg_session_options, solve); FIELD(seg_session_options, refit);

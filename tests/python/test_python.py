@@ -112,6 +112,13 @@ class TestSegment(unittest.TestCase):
             flowcut.segment(self.rgb)
         with self.assertRaisesRegex(flowcut.FlowcutError, "outside"):
             flowcut.segment(self.rgb, clicks=[(w, 0)])
+        # a click's own disc: a fourth item, or X,Y,R in the text form
+        small, info = flowcut.segment(self.rgb, clicks=[(cx, cy, True, 3)], engine="cpu", return_info=True)
+        self.assertEqual(info["click_radius"], 3)
+        self.assertTrue(np.array_equal(small, flowcut.segment(self.rgb, clicks=f"{cx},{cy},3", engine="cpu")))
+        self.assertGreater(flowcut.segment(self.rgb, clicks=[(cx, cy)], return_info=True)[1]["click_radius"], 3)
+        with self.assertRaisesRegex(ValueError, "radius"):
+            flowcut.segment(self.rgb, clicks=[(cx, cy, True, -1)])
 
     def test_segment_batch(self):
         """The library's batch scheduler: each mask is segment_files' mask,

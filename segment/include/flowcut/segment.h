@@ -67,15 +67,19 @@ typedef struct seg_error {
  * separated by spaces, newlines or ';', '#' to the end of a line a comment:
  *   X,Y  or  +X,Y  or  fg X,Y    a foreground click at pixel (X, Y)
  *   -X,Y  or  bg X,Y             a background click
+ *   X,Y,R (any of the above)     the click's disc of radius R pixels
  *   box X,Y,W,H                  everything outside the W x H rectangle at
  *                                (X, Y) is background (GrabCut's box)
- * A click is a hard seed: a disc of seg_prompts_radius() pixels takes its
- * label, so the clicked pixel is on the clicked side. Foreground clicks
- * alone are enough: the photo's border (or the box) gives the background. */
+ * A click is a hard seed: a disc of seg_prompts_radius() pixels (or R)
+ * takes its label, so the clicked pixel is on the clicked side; the last
+ * click of a segmentation given a previous answer (seg_options.previous)
+ * takes seg_click_radius() unless R is given. Foreground clicks alone are
+ * enough: the photo's border (or the box) gives the background. */
 typedef struct seg_prompts seg_prompts;
 typedef struct seg_click {
     int32_t x, y;
-    uint8_t label; /* GB_FOREGROUND or GB_BACKGROUND */
+    uint8_t label;  /* GB_FOREGROUND or GB_BACKGROUND */
+    int32_t radius; /* the disc's radius in pixels; 0: the default */
 } seg_click;
 #define SEG_MAX_CLICKS 4096
 #define SEG_CLICK_MIN_RADIUS 3
@@ -93,8 +97,20 @@ int32_t seg_prompts_count(const seg_prompts *p);
 int seg_prompts_click(const seg_prompts *p, int32_t i, seg_click *out);
 /* 1 and the box (x, y, w, h) when there is one, else 0. */
 int seg_prompts_get_box(const seg_prompts *p, int32_t box[4]);
+/* Sets click i's disc radius (1 .. SEG_CLICK_MAX_RADIUS pixels; 0: the
+ * default). */
+int seg_prompts_set_radius(seg_prompts *p, int32_t i, int32_t radius, seg_error *err);
+#define SEG_CLICK_MAX_RADIUS 100000
 /* The radius of a click's disc on a width x height photo. */
 int seg_prompts_radius(int32_t width, int32_t height);
+/* The disc of a click at (x, y) that corrects `previous` (width * height
+ * bytes, nonzero foreground): seg_prompts_radius(), cut down to the
+ * distance from the click to the nearest pixel the previous answer already
+ * gives the click's label, at least 2. The click lands in a region the
+ * answer got wrong; a disc reaching past that region's near side would
+ * likely cross its far side too, where the answer was right. */
+int32_t seg_click_radius(const uint8_t *previous, int32_t width, int32_t height, int32_t x, int32_t y,
+                         uint8_t label);
 /* Writes the prompts into a label map (width * height bytes): the box's
  * outside, then each click's disc in order. SEG_ERR_INVALID when a click
  * or the box lies outside the photo. */
@@ -167,6 +183,7 @@ typedef struct seg_info {
     int iterations;        /* re-fits done */
     double model_seconds, build_seconds, solve_seconds;
     char device[128];
+    int32_t click_radius; /* the last click's disc radius (0: no click) */
 } seg_info;
 
 /* Segments an RGB photo (width * height * 3 bytes) with a seed image as

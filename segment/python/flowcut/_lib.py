@@ -139,7 +139,7 @@ class SegInfo(ctypes.Structure):
     _fields_ = [("flow", ctypes.c_int64), ("foreground", ctypes.c_int64), ("engine", ctypes.c_int),
                 ("iterations", ctypes.c_int), ("model_seconds", ctypes.c_double),
                 ("build_seconds", ctypes.c_double), ("solve_seconds", ctypes.c_double),
-                ("device", ctypes.c_char * 128)]
+                ("device", ctypes.c_char * 128), ("click_radius", ctypes.c_int32)]
 
 
 def _fn(name, restype, *argtypes):
@@ -186,6 +186,7 @@ seg_prompts_new = _fn("seg_prompts_new", vp)
 seg_prompts_free = _fn("seg_prompts_free", None, vp)
 seg_prompts_add_click = _fn("seg_prompts_add_click", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, ctypes.c_uint8,
                             P(SegError))
+seg_prompts_set_radius = _fn("seg_prompts_set_radius", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, P(SegError))
 seg_prompts_set_box = _fn("seg_prompts_set_box", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
                           ctypes.c_int32, P(SegError))
 seg_prompts_parse = _fn("seg_prompts_parse", ctypes.c_int, vp, ctypes.c_char_p, ctypes.c_char_p, P(SegError))
@@ -316,7 +317,7 @@ seg_session_lambda = _fn("seg_session_lambda", ctypes.c_double, vp)
 seg_session_set_refit = _fn("seg_session_set_refit", None, vp, ctypes.c_int)
 seg_session_refine_pending = _fn("seg_session_refine_pending", ctypes.c_int, vp)
 class SegClick(ctypes.Structure):
-    _fields_ = [("x", ctypes.c_int32), ("y", ctypes.c_int32), ("label", ctypes.c_uint8)]
+    _fields_ = [("x", ctypes.c_int32), ("y", ctypes.c_int32), ("label", ctypes.c_uint8), ("radius", ctypes.c_int32)]
 
 
 seg_session_get_previous = _fn("seg_session_get_previous", vp, vp, P(SegClick))

@@ -65,8 +65,9 @@ def _seeds(seeds, shape):
 
 def _prompts(clicks, box):
     """A C seg_prompts from clicks ((x, y) foreground, (x, y, False)
-    background, or the text form "X,Y -X,Y ...") and box (x, y, w, h);
-    None when there are neither. Free with _lib.seg_prompts_free."""
+    background, (x, y, positive, radius) with the disc's radius, or the
+    text form "X,Y -X,Y ...") and box (x, y, w, h); None when there are
+    neither. Free with _lib.seg_prompts_free."""
     if clicks is None and box is None:
         return None
     p = _lib.seg_prompts_new()
@@ -78,11 +79,12 @@ def _prompts(clicks, box):
             if _lib.seg_prompts_parse(p, clicks.encode(), b"clicks", ctypes.byref(err)):
                 raise ValueError(err.message.decode())
         elif clicks is not None:
-            for c in clicks:
-                if len(c) not in (2, 3):
-                    raise ValueError(f"a click is (x, y) or (x, y, positive), not {c!r}")
+            for i, c in enumerate(clicks):
+                if len(c) not in (2, 3, 4):
+                    raise ValueError(f"a click is (x, y), (x, y, positive) or (x, y, positive, radius), not {c!r}")
                 label = 1 if len(c) == 2 or c[2] else 2
-                if _lib.seg_prompts_add_click(p, int(c[0]), int(c[1]), label, ctypes.byref(err)):
+                if _lib.seg_prompts_add_click(p, int(c[0]), int(c[1]), label, ctypes.byref(err)) or (
+                        len(c) == 4 and _lib.seg_prompts_set_radius(p, i, int(c[3]), ctypes.byref(err))):
                     raise ValueError(err.message.decode())
         if box is not None:
             if len(box) != 4:
@@ -136,7 +138,8 @@ def _info(info):
     return {"flow": info.flow, "foreground_pixels": info.foreground,
             "engine": "gpu" if info.engine == _lib.MF_ENGINE_GPU else "cpu", "device": info.device.decode(),
             "iterations": info.iterations, "model_seconds": info.model_seconds,
-            "build_seconds": info.build_seconds, "solve_seconds": info.solve_seconds}
+            "build_seconds": info.build_seconds, "solve_seconds": info.solve_seconds,
+            "click_radius": info.click_radius}
 
 
 def segment(image, seeds=None, *, clicks=None, box=None, previous=None, return_info=False, **options):
@@ -144,15 +147,17 @@ def segment(image, seeds=None, *, clicks=None, box=None, previous=None, return_i
     seed labels (H x W: 1 foreground, 2 background, 0 unmarked; an
     H x W x 3 array is read as red/blue scribbles), clicks or a box, or
     any of them together: clicks=[(x, y), (x, y, False), ...] (foreground
-    unless the third item is False; or the text form "X,Y -X,Y"), box=(x,
+    unless the third item is False; a fourth, the radius of the click's
+    disc; or the text form "X,Y -X,Y"), box=(x,
     y, width, height) (all outside it is background). One foreground click
     is enough: the photo's border stands in for the background. Returns
     the mask, H x W uint8, 255 foreground and 0 background: the same bits
     as `flowcut segment`. previous: the mask the last click corrects
     (`flowcut segment --previous`): away from that click the answer keeps
     its labels unless the photo argues by more than keep= nats (default 4),
-    as a Session does at each click. With return_info, (mask, dict of flow,
-    engine, times). Raises FlowcutError (e.g. no foreground seed) or
+    as a Session does at each click, and that click's disc stays inside the
+    region it corrects. With return_info, (mask, dict of flow, engine,
+    times, click_radius: the last click's disc). Raises FlowcutError (e.g. no foreground seed) or
     ValueError."""
     return _run(image, seeds, "labels", return_info, options, clicks, box, previous)
 
