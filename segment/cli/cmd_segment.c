@@ -17,7 +17,8 @@ static void usage(FILE *f)
             "on the object in red and on the background in blue (any brush), save as PNG.\n" SEG_OPTIONS_HELP
             "  --previous MASK       the mask the last click corrects (255 or 1 foreground): near\n"
             "                        that click the cut may change it, away from it less so\n"
-            "                        (--keep); what `flowcut ui` does at each click\n"
+            "                        (--keep), and that click's disc stays inside the region it\n"
+            "                        corrects; what `flowcut ui` does at each click\n"
             "  -o, --output FILE     the mask\n"
             "  --overlay FILE        the photo with the background dimmed and the boundary drawn\n"
             "  --cutout FILE         RGBA PNG, background transparent\n"

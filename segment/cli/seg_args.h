@@ -80,7 +80,8 @@ enum { SO_SEEDS = 300, SO_TRIMAP, SO_CLICKS, SO_BOX, SEG_SHARED_OPTIONS(SEG_OPTI
     "                        (grey value or palette index; a colour image is read as scribbles)\n" \
     "  --trimap FILE         trimap instead: 255 foreground, 0 background, else unknown\n"        \
     "  --clicks 'X,Y -X,Y'   clicks: X,Y on the object, -X,Y on the background (or @FILE;\n"    \
-    "                        one click is enough: the border stands in for the background)\n"  \
+    "                        one click is enough: the border stands in for the background;\n"  \
+    "                        X,Y,R: a disc of radius R, else a fortieth of the shorter side)\n" \
     "  --box X,Y,W,H         everything outside this rectangle is background; the inside is\n"  \
     "                        cut as GrabCut cuts it, clicks and seeds refining that cut\n"
 #define SEG_MODEL_OPTIONS_HELP SEG_SHARED_OPTIONS(SEG_OPTION_HELP)

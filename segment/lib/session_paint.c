@@ -176,7 +176,14 @@ int seg_session_paint_line(seg_session *s, uint8_t label, double x0, double y0, 
 
 int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label)
 {
-    if (x < 0 || y < 0 || x >= s->width || y >= s->height || (label != GB_FOREGROUND && label != GB_BACKGROUND))
+    const int rc = seg_session_click_disc(s, x, y, label, 0);
+    return rc < 0 ? rc : SEG_OK;
+}
+
+int seg_session_click_disc(seg_session *s, int32_t x, int32_t y, uint8_t label, int32_t radius)
+{
+    if (x < 0 || y < 0 || x >= s->width || y >= s->height || (label != GB_FOREGROUND && label != GB_BACKGROUND) ||
+        radius < 0 || radius > SEG_CLICK_MAX_RADIUS)
         return SEG_ERR_INVALID;
     /* the mask answers every edit so far: this click corrects it */
     const int answered = s->cut_valid && s->dirty[0] >= s->dirty[2], stroke = s->stroke_edit;
@@ -184,20 +191,22 @@ int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label)
      * the answer (the previous answer's term: no box) stays inside the
      * region it corrects */
     int32_t box[4];
-    const int32_t r = answered && s->opt.graph.keep > 0 && !seg_session_get_box(s, box)
+    const int32_t r = radius                                                             ? radius
+                      : answered && s->opt.graph.keep > 0 && !seg_session_get_box(s, box)
                           ? seg_click_radius(s->mask, s->width, s->height, x, y, label)
                           : seg_prompts_radius(s->width, s->height);
     const int32_t x0 = x - r < 0 ? 0 : x - r, x1 = x + r >= s->width ? s->width - 1 : x + r;
     const int32_t y0 = y - r < 0 ? 0 : y - r, y1 = y + r >= s->height ? s->height - 1 : y + r;
+    const int64_t r2 = (int64_t)r * r;
     for (int32_t py = y0; py <= y1; py++)
         for (int32_t px = x0; px <= x1; px++)
-            if ((px - x) * (px - x) + (py - y) * (py - y) <= r * r)
+            if ((int64_t)(px - x) * (px - x) + (int64_t)(py - y) * (py - y) <= r2)
                 session_set_label(s, (int64_t)py * s->width + px, label);
     session_mark_edit(s, x0, y0, x1 + 1, y1 + 1);
     s->stroke_edit = stroke;
     if (answered)
         session_keep_click(s, x, y, label);
-    return SEG_OK;
+    return r;
 }
 
 int seg_session_box(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h)

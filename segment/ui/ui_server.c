@@ -8,7 +8,8 @@
  *   POST /api/stroke   "LABEL RADIUS X0 Y0 [X1 Y1 ...]": paint, re-cut at once with
  *                      the models as they are (only the stroked pixels change)
  *   POST /api/click    "X Y LABEL": a click as `flowcut segment --clicks` paints it
- *                      (LABEL 1 foreground, 2 background), re-cut as a stroke is
+ *                      (LABEL 1 foreground, 2 background), re-cut as a stroke is;
+ *                      the state lists it as [X, Y, LABEL, RADIUS] (its disc)
  *   POST /api/box      "X Y W H": everything outside the rectangle is background
  *                      (`flowcut segment --box`), re-cut as a stroke is
  *   POST /api/refine   re-fit the models on the seeds and re-cut: the mask of
@@ -67,8 +68,9 @@ extern const size_t ui_page_html_size;
  * server nor every state answer without bound. */
 #define PROMPTS_SHOWN 4096
 
-/* A click (kind GB_FOREGROUND or GB_BACKGROUND at x, y) or a box (kind
- * BOX_KIND, x, y, w, h), made by the edit that became undo step `step`. */
+/* A click (kind GB_FOREGROUND or GB_BACKGROUND at x, y, its disc's
+ * radius in w) or a box (kind BOX_KIND, x, y, w, h), made by the edit that
+ * became undo step `step`. */
 #define BOX_KIND 3
 typedef struct ui_prompt {
     int64_t step;
@@ -156,16 +158,19 @@ static void state_json(ui_app *s, ui_reply *r)
              st->engine == MF_ENGINE_GPU ? "gpu" : "cpu", st->total_seconds, st->solve_seconds,
              (long long)st->changed_pixels, seg_session_refine_pending(s->cfg.session) ? "true" : "false",
              seg_prompts_radius(seg_session_width(s->cfg.session), seg_session_height(s->cfg.session)));
-    /* [x, y, label] for a click, [x, y, w, h] for a box, oldest first */
+    /* [x, y, label, radius] for a click, ["box", x, y, w, h] for a box,
+     * oldest first */
     int first = 1;
     for (int i = 0; i < s->nprompts && k < size; i++) {
         const ui_prompt *q = &s->prompts[i];
         if (q->step > s->step)
             continue;
         if (q->kind == BOX_KIND)
-            k += (size_t)snprintf(buf + k, size - k, "%s[%d, %d, %d, %d]", first ? "" : ", ", q->x, q->y, q->w, q->h);
+            k += (size_t)snprintf(buf + k, size - k, "%s[\"box\", %d, %d, %d, %d]", first ? "" : ", ", q->x, q->y,
+                                  q->w, q->h);
         else
-            k += (size_t)snprintf(buf + k, size - k, "%s[%d, %d, %d]", first ? "" : ", ", q->x, q->y, q->kind);
+            k += (size_t)snprintf(buf + k, size - k, "%s[%d, %d, %d, %d]", first ? "" : ", ", q->x, q->y, q->kind,
+                                  q->w);
         first = 0;
     }
     if (k < size)
@@ -259,9 +264,10 @@ static const char *click(ui_app *s, const char *body)
         snprintf(s->error, sizeof s->error, "click: pixel %ld,%ld lies outside the %dx%d photo", v[0], v[1], W, H);
         return s->error;
     }
-    if (seg_session_click(s->cfg.session, (int32_t)v[0], (int32_t)v[1], (uint8_t)v[2]))
+    const int r = seg_session_click_disc(s->cfg.session, (int32_t)v[0], (int32_t)v[1], (uint8_t)v[2], 0);
+    if (r < 0)
         return "click: cannot paint";
-    commit_step(s, (uint8_t)v[2], (int32_t)v[0], (int32_t)v[1], 0, 0);
+    commit_step(s, (uint8_t)v[2], (int32_t)v[0], (int32_t)v[1], r, 0);
     quick_recut(s);
     return NULL;
 }
@@ -568,12 +574,13 @@ static int apply_prompts(ui_app *s, const seg_prompts *p, char *msg, size_t msg_
         commit_step(s, BOX_KIND, b[0], b[1], b[2], b[3]);
     }
     for (int32_t i = 0; seg_prompts_click(p, i, &c) == SEG_OK; i++) {
-        if (seg_session_click(s->cfg.session, c.x, c.y, c.label)) {
+        const int r = seg_session_click_disc(s->cfg.session, c.x, c.y, c.label, c.radius);
+        if (r < 0) {
             snprintf(msg, msg_size, "--clicks: pixel %d,%d lies outside the %dx%d photo", (int)c.x, (int)c.y, (int)W,
                      (int)H);
             return -1;
         }
-        commit_step(s, c.label, c.x, c.y, 0, 0);
+        commit_step(s, c.label, c.x, c.y, r, 0);
     }
     return 0;
 }

@@ -252,7 +252,7 @@ class TestSession(unittest.TestCase):
             s.commit()
             # the second click corrects the first answer: segment() replays it
             # with that answer as previous
-            s.click(60, 60, positive=False)
+            self.assertEqual(s.click(60, 60, positive=False), 2)  # already background there: the least disc
             s.cut()
             clicks = [(300, 150), (60, 60, False)]
             want = flowcut.segment(rgb, clicks=clicks, previous=first, engine="cpu")
@@ -287,10 +287,14 @@ class TestSession(unittest.TestCase):
             s.cut()
             self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, box=(150, 60, 320, 280), engine="cpu")))
             # clicks refine the box's cut; the seeds replay with the box
-            s.click(300, 150)
+            self.assertEqual(s.click(300, 150), 10)  # a box's route: the default disc
             s.cut()
             self.assertEqual(s.box_route, (150, 60, 320, 280))
             self.assertTrue(np.array_equal(s.mask, flowcut.segment(rgb, s.seeds, box=s.box_route, engine="cpu")))
+            self.assertEqual(s.click(420, 300, radius=3), 3)  # a disc of its own
+            self.assertEqual(int((s.seeds[297:304, 417:424] == 1).sum()), 29)  # the 29 pixels of radius 3
+            with self.assertRaisesRegex(ValueError, "radius"):
+                s.click(300, 150, radius=-1)
 
     def test_session_matches_segment(self):
         rgb, labels = read_png(os.path.join(EXAMPLES, "coffee.png")), read_png(os.path.join(EXAMPLES, "coffee-seeds.png"))

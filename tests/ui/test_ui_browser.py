@@ -257,7 +257,7 @@ def clicks(flowcut, chromium, driver, photo, tmp, shots, fails):
         first = wd.js("return window.flowcut.clickMs[0]")
         # the pointer lands on whole screen pixels: the image pixel may be off by one screen pixel's worth
         tol = int(1 / wd.js("return window.flowcut.zoom()")) + 1
-        near = lambda q, f, label: len(q) == 3 and q[2] == label and \
+        near = lambda q, f, label: len(q) == 4 and q[2] == label and \
             abs(q[0] - px(*f)[0]) <= tol and abs(q[1] - px(*f)[1]) <= tol
         pr = wd.js("return window.flowcut.prompts()")
         if len(pr) != 1 or not near(pr[0], obj, 1):
@@ -301,7 +301,7 @@ def clicks(flowcut, chromium, driver, photo, tmp, shots, fails):
         if not settle(4):
             fails.append("clicks: the box was not listed: %r" % wd.js("return window.flowcut.prompts()"))
         pr = wd.js("return window.flowcut.prompts()")
-        box = pr[3] if len(pr) > 3 else [0, 0, w, h]
+        box = pr[3][1:] if len(pr) > 3 and pr[3][0] == "box" else [0, 0, w, h]
         if len(box) != 4 or abs(box[0] - w * b0[0]) > tol + 1 or abs(box[0] + box[2] - w * b1[0]) > tol + 1:
             fails.append("clicks: the box is not the dragged one: %r" % box)
         if wd.js("return document.querySelectorAll('#marks rect.box').length") != 1:
@@ -318,11 +318,11 @@ def clicks(flowcut, chromium, driver, photo, tmp, shots, fails):
         # a drag of two pixels is a click
         c = at(0.55, 0.45)
         wd.drag([c, (c[0] + 2, c[1] + 1)])
-        if not settle(5) or len(wd.js("return window.flowcut.prompts()")[4]) != 3:
+        if not settle(5) or wd.js("return window.flowcut.prompts()")[4][0] == "box":
             fails.append("clicks: a tiny drag was not a click: %r" % wd.js("return window.flowcut.prompts()"))
         # undo takes the last prompt back, the box stays
         wd.click("#b-undo")
-        if not settle(4) or len(wd.js("return window.flowcut.prompts()")[3]) != 4:
+        if not settle(4) or wd.js("return window.flowcut.prompts()")[3][0] != "box":
             fails.append("clicks: undo did not take the click back: %r" % wd.js("return window.flowcut.prompts()"))
         # B goes back to the brush
         wd.key("b")

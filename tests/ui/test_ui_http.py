@@ -75,7 +75,7 @@ def main():
         s5 = Server(FLOWCUT, photo, "--engine", "cpu", "-q", "--clicks", "300,200 -20,20", "--box", "10,5,580,390")
         try:
             js, m5 = settled(s5)
-            check(js["prompts"] == [[10, 5, 580, 390], [300, 200, 1], [20, 20, 2]] and js["can_undo"],
+            check(js["prompts"] == [["box", 10, 5, 580, 390], [300, 200, 1, 10], [20, 20, 2, 10]] and js["can_undo"],
                   "--clicks/--box listed: %r" % js)
             both = os.path.join(tmp, "cli-prompts.png")
             r = subprocess.run([FLOWCUT, "segment", photo, "--clicks", "300,200 -20,20", "--box", "10,5,580,390",
@@ -240,7 +240,7 @@ def prompts(s, tmp, photo):
     st, body = s.request("POST", "/api/click", b"300 200 1")
     js = json.loads(body)
     check(st == 200 and js["have_mask"] and js["foreground"] > 0 and js["can_undo"], "click: %r" % js)
-    check(js["prompts"] == [[300, 200, 1]] and js["click_radius"] >= 3, "click listed: %r" % js)
+    check(js["prompts"] == [[300, 200, 1, 10]] and js["click_radius"] == 10, "click listed: %r" % js)
     js, m1 = settled(s)
     check(bit(m1, 300, 200) == 1, "the clicked pixel is not foreground")
     # the same as `flowcut segment --clicks`
@@ -256,25 +256,30 @@ def prompts(s, tmp, photo):
     nx, ny = far[len(far) // 2] if far else (100, 100)
     st, body = s.request("POST", "/api/click", ("%d %d 2" % (nx, ny)).encode())
     js = json.loads(body)
-    check(st == 200 and js["prompts"] == [[300, 200, 1], [nx, ny, 2]], "negative click: %r" % js)
+    # its disc: no farther than the nearest background pixel of the mask it corrects
+    nr = js["prompts"][-1][3] if len(js["prompts"]) == 2 else 0
+    near_bg = min(((x - nx) ** 2 + (y - ny) ** 2 for y in range(H) for x in range(W) if not bit(m1, x, y)),
+                  default=10 ** 9) ** 0.5
+    check(nr == max(2, min(rad, int(near_bg))), "negative click's disc %d, nearest background %.2f" % (nr, near_bg))
+    check(st == 200 and js["prompts"] == [[300, 200, 1, rad], [nx, ny, 2, nr]], "negative click: %r" % js)
     js, m2 = settled(s)
     check(bit(m2, nx, ny) == 0 and bit(m2, 300, 200) == 1, "negative click at %d,%d: pixel still foreground" % (nx, ny))
     check(m2 != m1, "the negative click changed nothing")
     # undo takes the negative click back: the previous mask, the click no longer listed; redo restores it
     st, body = s.request("POST", "/api/undo", b"")
     js = json.loads(body)
-    check(st == 200 and js["prompts"] == [[300, 200, 1]] and js["can_redo"], "undo click: %r" % js)
+    check(st == 200 and js["prompts"] == [[300, 200, 1, rad]] and js["can_redo"], "undo click: %r" % js)
     js, m3 = settled(s)
     check(m3 == m1, "undo of a click did not restore the previous mask")
     st, body = s.request("POST", "/api/redo", b"")
-    check(json.loads(body)["prompts"] == [[300, 200, 1], [nx, ny, 2]], "redo click: %r" % body[:300])
+    check(json.loads(body)["prompts"] == [[300, 200, 1, rad], [nx, ny, 2, nr]], "redo click: %r" % body[:300])
     js, m4 = settled(s)
     check(m4 == m2, "redo of a click did not restore its mask")
     # a box: everything outside it is background (hard seeds)
     bx, by, bw, bh = 60, 10, 440, 340
     st, body = s.request("POST", "/api/box", ("%d %d %d %d" % (bx, by, bw, bh)).encode())
     js = json.loads(body)
-    check(st == 200 and js["have_mask"] and js["prompts"][-1] == [bx, by, bw, bh], "box: %r" % js)
+    check(st == 200 and js["have_mask"] and js["prompts"][-1] == ["box", bx, by, bw, bh], "box: %r" % js)
     js, m5 = settled(s)
     st, seeds = s.request("GET", "/api/seeds")
     outside = [(x, y) for y in range(H) for x in range(W) if not (bx <= x < bx + bw and by <= y < by + bh)]
@@ -283,12 +288,12 @@ def prompts(s, tmp, photo):
     check(bit(m5, 300, 200) == 1, "box: the clicked pixel inside it is no longer foreground")
     # a click right after a box: the redo branch (none here) ends, undo goes back one prompt at a time
     st, body = s.request("POST", "/api/undo", b"")
-    check(json.loads(body)["prompts"] == [[300, 200, 1], [nx, ny, 2]], "undo box: %r" % body[:300])
+    check(json.loads(body)["prompts"] == [[300, 200, 1, rad], [nx, ny, 2, nr]], "undo box: %r" % body[:300])
     js, m6 = settled(s)
     check(m6 == m2, "undo of a box did not restore the previous mask")
     st, body = s.request("POST", "/api/redo", b"")
     js, m7 = settled(s)
-    check(m7 == m5 and js["prompts"][-1] == [bx, by, bw, bh], "redo box: %r" % js)
+    check(m7 == m5 and js["prompts"][-1] == ["box", bx, by, bw, bh], "redo box: %r" % js)
     # a box alone (no foreground seed) segments its inside as `flowcut segment --box` does
     for _ in range(3):
         s.request("POST", "/api/undo", b"")
@@ -296,7 +301,7 @@ def prompts(s, tmp, photo):
     check(js["prompts"] == [] and not js["can_undo"], "undone to the start: %r" % js)
     st, body = s.request("POST", "/api/box", ("%d %d %d %d" % (bx, by, bw, bh)).encode())
     js, mb = settled(s)
-    check(js["have_mask"] and js["prompts"] == [[bx, by, bw, bh]], "box alone: %r" % js)
+    check(js["have_mask"] and js["prompts"] == [["box", bx, by, bw, bh]], "box alone: %r" % js)
     boxed = os.path.join(tmp, "box.png")
     r = subprocess.run([FLOWCUT, "segment", photo, "--box", "%d,%d,%d,%d" % (bx, by, bw, bh), "-o", boxed,
                         "--engine", "cpu"], capture_output=True, text=True)

@@ -320,9 +320,14 @@ int seg_session_paint_stroke(seg_session *s, uint8_t label, const double *xy, in
  * that cut's mask (seg_options.previous, gb_params.keep): away from the
  * click the next cuts keep its labels unless the photo argues by more than
  * opt.graph.keep nats, until another edit (a stroke, a box, labels set)
- * ends the term; undo and redo restore each step's. SEG_ERR_INVALID
+ * ends the term; undo and redo restore each step's, and the click's disc
+ * stays inside the region it corrects (seg_click_radius). SEG_ERR_INVALID
  * outside the photo or for another label. */
 int seg_session_click(seg_session *s, int32_t x, int32_t y, uint8_t label);
+/* The same with the disc's radius given (1 .. SEG_CLICK_MAX_RADIUS; 0:
+ * as seg_session_click chooses it); returns the radius painted, or
+ * SEG_ERR_INVALID. */
+int seg_session_click_disc(seg_session *s, int32_t x, int32_t y, uint8_t label, int32_t radius);
 /* A box (GrabCut's rectangle): every pixel outside it becomes background.
  * While the box stands (not undone or painted over), a cut takes the
  * route of `flowcut segment --box` on the same seeds: the box's middle is

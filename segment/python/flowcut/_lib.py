@@ -308,6 +308,8 @@ seg_session_set_labels = _fn("seg_session_set_labels", ctypes.c_int, vp, ctypes.
 seg_session_paint_line = _fn("seg_session_paint_line", ctypes.c_int, vp, ctypes.c_uint8, ctypes.c_double,
                              ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_double)
 seg_session_click = _fn("seg_session_click", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, ctypes.c_uint8)
+seg_session_click_disc = _fn("seg_session_click_disc", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, ctypes.c_uint8,
+                             ctypes.c_int32)
 seg_session_box = _fn("seg_session_box", ctypes.c_int, vp, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
                       ctypes.c_int32)
 seg_session_get_box = _fn("seg_session_get_box", ctypes.c_int, vp, P(ctypes.c_int32 * 4))

@@ -88,13 +88,19 @@ class Session(_Owned):
         if _lib.seg_session_paint_line(self._live(), self._label(label), x0, y0, x1, y1, radius):
             raise ValueError("paint: coordinates and radius must be finite numbers")
 
-    def click(self, x, y, positive=True):
+    def click(self, x, y, positive=True, radius=0):
         """A click at pixel (x, y): on the object (positive) or the background.
         When the last cut answered every edit, the click corrects that mask:
         away from the click a pixel keeps its label unless the photo argues
-        by more than keep nats (segment(..., previous=that mask))."""
-        if _lib.seg_session_click(self._live(), int(x), int(y), 1 if positive else 2):
-            raise ValueError(f"click {x},{y}: outside the {self.width}x{self.height} photo")
+        by more than keep nats (segment(..., previous=that mask)), and its
+        disc reaches no farther than the nearest pixel the mask already gives
+        its side. radius: the disc's radius in pixels (0: so chosen). Returns
+        the radius painted."""
+        r = _lib.seg_session_click_disc(self._live(), int(x), int(y), 1 if positive else 2, int(radius))
+        if r < 0:
+            raise ValueError(f"click {x},{y}: outside the {self.width}x{self.height} photo, or radius {radius} "
+                             f"not 0 to 100000")
+        return r
 
     def box(self, x, y, width, height):
         """GrabCut's box: everything outside it becomes background."""
