@@ -225,8 +225,8 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
             const int32_t x = (int32_t)((at[c][0] + 4 * rep) * s), y = (int32_t)(at[c][1] * s);
             const uint8_t label = at[c][2] ? GB_FOREGROUND : GB_BACKGROUND;
             memcpy(prev, seg_session_mask(ss), npx);
-            seg_session_click(ss, x, y, label);
-            seg_prompts_add_click(p, x, y, label, &err);
+            const int32_t radius = seg_session_click_disc(ss, x, y, label, 0);
+            seg_prompts_add_click(p, x, y, label, &err); /* its disc from prev, as the session chose it */
             seg_session_set_refit(ss, 0);
             if (seg_session_cut(ss, &st, &err)) {
                 fprintf(stderr, "%s\n", err.message);
@@ -266,6 +266,7 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
                 one[k] = bench_now() - t0;
                 free(want);
             }
+            seg_prompts_set_radius(p, c, radius, &err); /* the later clicks replay it with its disc */
             k++;
         }
         seg_prompts_free(p);
