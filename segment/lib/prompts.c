@@ -4,9 +4,10 @@
  * A click is a hard seed where it lands: a disc of seg_prompts_radius()
  * pixels around it takes its label, so the clicked pixel is always on the
  * clicked side; a click that corrects a previous answer stays inside the
- * region it corrects (seg_click_radius). A box is GrabCut's rectangle: every pixel outside it is a
- * hard background seed. Later prompts win over earlier ones where they
- * overlap (a click outside the box stays the user's click). */
+ * region it corrects (seg_click_radius). A box is GrabCut's rectangle:
+ * every pixel outside it is a hard background seed. Later prompts win over
+ * earlier ones where they overlap (a click outside the box stays the
+ * user's click). */
 #include "pipeline.h"
 #include "seg_internal.h"
 

@@ -190,11 +190,11 @@ int seg_session_click_disc(seg_session *s, int32_t x, int32_t y, uint8_t label, 
     /* the disc of seg_prompts_paint, pixel for pixel: a click that corrects
      * the answer (the previous answer's term: no box) stays inside the
      * region it corrects */
-    int32_t box[4];
-    const int32_t r = radius                                                             ? radius
-                      : answered && s->opt.graph.keep > 0 && !seg_session_get_box(s, box)
-                          ? seg_click_radius(s->mask, s->width, s->height, x, y, label)
-                          : seg_prompts_radius(s->width, s->height);
+    int32_t box[4], r = radius;
+    if (!r && answered && s->opt.graph.keep > 0 && !seg_session_get_box(s, box))
+        r = seg_click_radius(s->mask, s->width, s->height, x, y, label);
+    else if (!r)
+        r = seg_prompts_radius(s->width, s->height);
     const int32_t x0 = x - r < 0 ? 0 : x - r, x1 = x + r >= s->width ? s->width - 1 : x + r;
     const int32_t y0 = y - r < 0 ? 0 : y - r, y1 = y + r >= s->height ? s->height - 1 : y + r;
     const int64_t r2 = (int64_t)r * r;
