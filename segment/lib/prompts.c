@@ -296,17 +296,12 @@ int seg_prompts_paint_previous(const seg_prompts *p, int32_t width, int32_t heig
             r = seg_click_radius(previous, width, height, c->x, c->y, c->label);
         if (last_radius)
             *last_radius = r;
-        /* the disc's rows and columns within the photo: a given radius may
-         * be far larger than the photo */
-        const int64_t r2 = (int64_t)r * r;
+        /* the disc's rows within the photo: a given radius may be far
+         * larger than the photo */
         const int32_t y0 = c->y - r < 0 ? 0 : c->y - r, y1 = c->y + r >= height ? height - 1 : c->y + r;
-        const int32_t x0 = c->x - r < 0 ? 0 : c->x - r, x1 = c->x + r >= width ? width - 1 : c->x + r;
-        for (int32_t y = y0; y <= y1; y++)
-            for (int32_t x = x0; x <= x1; x++) {
-                const int64_t dx = x - c->x, dy = y - c->y;
-                if (dx * dx + dy * dy <= r2)
-                    labels[(size_t)y * width + x] = c->label;
-            }
+        for (int32_t y = y0, xa, xb; y <= y1; y++)
+            if (seg_disc_row(c->x, c->y, r, y, width, &xa, &xb))
+                memset(labels + (size_t)y * width + xa, c->label, (size_t)(xb - xa + 1));
     }
     return SEG_OK;
 }

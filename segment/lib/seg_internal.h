@@ -4,6 +4,8 @@
 
 #include "flowcut/segment.h"
 
+#include <math.h>
+
 /* Fills err (when not NULL) and returns code. */
 int seg_fail(seg_error *err, int code, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -17,6 +19,28 @@ double seg_now(void);
 /* bytes, at most a quarter of the machine's memory: what a cache of
  * released arrays (mf_alloc_cache_limit) may keep. */
 size_t seg_memory_share(size_t bytes);
+
+/* Row y of a click's disc, the pixels (x, y) with (x - cx)^2 + (y - cy)^2
+ * <= r^2, clipped to columns [0, width): [*xa, *xb], or 0 when the row has
+ * none. The one definition for seg_prompts_paint and the session's clicks,
+ * which must paint the same pixels (a session equals `flowcut segment`),
+ * and a row's span costs O(1) however large the radius. */
+static inline int seg_disc_row(int32_t cx, int32_t cy, int32_t r, int32_t y, int32_t width, int32_t *xa,
+                               int32_t *xb)
+{
+    const int64_t dy = (int64_t)y - cy, rest = (int64_t)r * r - dy * dy;
+    if (rest < 0)
+        return 0;
+    int64_t h = (int64_t)sqrt((double)rest); /* the largest h with h^2 <= rest */
+    while (h * h > rest)
+        h--;
+    while ((h + 1) * (h + 1) <= rest)
+        h++;
+    const int64_t a = cx - h < 0 ? 0 : cx - h, b = cx + h >= width ? width - 1 : cx + h;
+    *xa = (int32_t)a;
+    *xb = (int32_t)b;
+    return a <= b;
+}
 
 /* The name --scribble-colors gives rgb ("red"), or NULL: for messages. */
 const char *seg_colour_name(const uint8_t rgb[3]);

@@ -197,10 +197,9 @@ int seg_session_click_disc(seg_session *s, int32_t x, int32_t y, uint8_t label, 
         r = seg_prompts_radius(s->width, s->height);
     const int32_t x0 = x - r < 0 ? 0 : x - r, x1 = x + r >= s->width ? s->width - 1 : x + r;
     const int32_t y0 = y - r < 0 ? 0 : y - r, y1 = y + r >= s->height ? s->height - 1 : y + r;
-    const int64_t r2 = (int64_t)r * r;
-    for (int32_t py = y0; py <= y1; py++)
-        for (int32_t px = x0; px <= x1; px++)
-            if ((int64_t)(px - x) * (px - x) + (int64_t)(py - y) * (py - y) <= r2)
+    for (int32_t py = y0, xa, xb; py <= y1; py++)
+        if (seg_disc_row(x, y, r, py, s->width, &xa, &xb))
+            for (int32_t px = xa; px <= xb; px++)
                 session_set_label(s, (int64_t)py * s->width + px, label);
     session_mark_edit(s, x0, y0, x1 + 1, y1 + 1);
     s->stroke_edit = stroke;
