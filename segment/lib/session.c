@@ -508,10 +508,11 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err)
     }
     int rc, unchanged = 0;
     mf_error e = {0};
-    if (s->dirty[0] < s->dirty[2])
+    if (s->dirty[0] < s->dirty[2]) { /* edits since the last cut */
         s->click_cuts = !s->stroke_edit;
-    if (seed_arcs(s) && s->dirty[0] < s->dirty[2])
-        s->rebuild = 1; /* new seeds move the star's arcs */
+        if (seed_arcs(s))
+            s->rebuild = 1; /* new seeds move the star's arcs */
+    }
     if (!s->dyn || s->rebuild) {
         s->box_net = box;
         memcpy(s->net_box, s->box, sizeof s->box);
