@@ -178,17 +178,6 @@ typedef struct seed_load {
     int rc;
 } seed_load;
 
-/* The answer the last click corrects, where it enters the energy (no box,
- * a term of some weight; seg_keep_params) and fits the photo (a size that
- * does not is refused there). */
-static const uint8_t *previous_for(const seg_options *o, int32_t width, int32_t height)
-{
-    return o->previous && o->previous_width == width && o->previous_height == height && !has_box(o) &&
-                   o->graph.keep > 0
-               ? o->previous
-               : NULL;
-}
-
 static void *seed_load_main(void *arg)
 {
     seed_load *l = arg;
@@ -252,10 +241,11 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
     int kind = seg_labels_from_seeds(seeds.data, seeds.width, seeds.height, seeds.channels, o, labels, &nfg, &nbg);
     img_free(&seeds);
     seg_error pe = {0};
+    gb_params keep;
     if (kind >= 0 && o->prompts &&
-        seg_prompts_paint_previous(o->prompts, r->photo.width, r->photo.height,
-                                   previous_for(o, r->photo.width, r->photo.height), labels, &r->click_radius,
-                                   &pe)) {
+        (seg_keep_params(o, r->photo.width, r->photo.height, &keep, &pe) ||
+         seg_prompts_paint_previous(o->prompts, r->photo.width, r->photo.height, keep.previous, labels,
+                                    &r->click_radius, &pe))) {
         snprintf(r->error, sizeof r->error, "%s: %s", image_path, pe.message);
         r->code = pe.code;
         free(labels);
@@ -727,8 +717,10 @@ int seg_segment(const uint8_t *rgb, int32_t width, int32_t height, const uint8_t
     else
         memset(labels, GB_UNMARKED, npx);
     if (o->prompts) {
-        int rc = seg_prompts_paint_previous(o->prompts, width, height, previous_for(o, width, height), labels,
-                                            &click_radius, err);
+        gb_params keep;
+        int rc = seg_keep_params(o, width, height, &keep, err);
+        if (!rc)
+            rc = seg_prompts_paint_previous(o->prompts, width, height, keep.previous, labels, &click_radius, err);
         if (rc) {
             free(labels);
             img_free(&photo);

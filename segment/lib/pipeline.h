@@ -69,8 +69,11 @@ void seg_box_params(const gb_params *p, gb_params *box);
 
 /* gp's previous answer (gb_params.previous, keep_x, keep_y) from
  * o->previous and the last of o's clicks, on a width x height photo; none
- * without o->previous or with a box (its route's energy has none).
- * SEG_ERR_INVALID (err may be NULL) without a click or for another size. */
+ * without o->previous, with a box (its route's energy has none) or with a
+ * term of no weight (o->graph.keep 0). SEG_ERR_INVALID (err may be NULL)
+ * without a click or for another size. The one place that decides whether
+ * the last click corrects a previous answer: its disc
+ * (seg_prompts_paint_previous) and the term both follow gp->previous. */
 int seg_keep_params(const seg_options *o, int32_t width, int32_t height, gb_params *gp, seg_error *err);
 
 /* The box's route's first SEG_BOX_ITERATIONS cuts at half the photo's

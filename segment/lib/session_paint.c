@@ -185,26 +185,31 @@ int seg_session_click_disc(seg_session *s, int32_t x, int32_t y, uint8_t label, 
     if (x < 0 || y < 0 || x >= s->width || y >= s->height || (label != GB_FOREGROUND && label != GB_BACKGROUND) ||
         radius < 0 || radius > SEG_CLICK_MAX_RADIUS)
         return SEG_ERR_INVALID;
-    /* the mask answers every edit so far: this click corrects it */
-    const int answered = s->cut_valid && s->dirty[0] >= s->dirty[2], stroke = s->stroke_edit;
+    /* the mask answers every edit so far: this click corrects it, with the
+     * previous answer's term where one applies (seg_session_get_previous
+     * decides) */
+    const int stroke = s->stroke_edit;
+    if (s->cut_valid && s->dirty[0] >= s->dirty[2])
+        session_keep_click(s, x, y, label);
+    else
+        s->keep_on = 0;
+    const int keep = s->keep_on;
     /* the disc of seg_prompts_paint, pixel for pixel: a click that corrects
-     * the answer (the previous answer's term: no box) stays inside the
-     * region it corrects */
-    int32_t box[4], r = radius;
-    if (!r && answered && s->opt.graph.keep > 0 && !seg_session_get_box(s, box))
-        r = seg_click_radius(s->mask, s->width, s->height, x, y, label);
-    else if (!r)
-        r = seg_prompts_radius(s->width, s->height);
+     * the answer stays inside the region it corrects */
+    const uint8_t *previous = seg_session_get_previous(s, NULL);
+    int32_t r = radius;
+    if (!r)
+        r = previous ? seg_click_radius(previous, s->width, s->height, x, y, label)
+                     : seg_prompts_radius(s->width, s->height);
     const int32_t x0 = x - r < 0 ? 0 : x - r, x1 = x + r >= s->width ? s->width - 1 : x + r;
     const int32_t y0 = y - r < 0 ? 0 : y - r, y1 = y + r >= s->height ? s->height - 1 : y + r;
     for (int32_t py = y0, xa, xb; py <= y1; py++)
         if (seg_disc_row(x, y, r, py, s->width, &xa, &xb))
             for (int32_t px = xa; px <= xb; px++)
                 session_set_label(s, (int64_t)py * s->width + px, label);
-    session_mark_edit(s, x0, y0, x1 + 1, y1 + 1);
+    session_mark_edit(s, x0, y0, x1 + 1, y1 + 1); /* ends any term, as every other edit does */
     s->stroke_edit = stroke;
-    if (answered)
-        session_keep_click(s, x, y, label);
+    s->keep_on = keep; /* but this click's */
     return r;
 }
 
