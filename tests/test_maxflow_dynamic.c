@@ -102,6 +102,60 @@ static void test_heavy_batch_solves_cold(void **state)
 }
 
 
+/* Cold fraction 0 (every change solved cold, as a session's final click
+ * cut asks): the pending changes go straight into the network, each arc's
+ * last one winning, counted once per arc; a solve with nothing pending
+ * stays a warm no-op; a warm repair after it (cold fraction 2: always)
+ * gives the reference answer again. */
+static void test_every_change_cold(void **state)
+{
+    (void)state;
+    mf_arclist list;
+    mf_graph g;
+    mf_error err = {0};
+    mf_dynamic *d = NULL;
+    assert_int_equal(mf_gen_grid(16, 12, 4, 5, &list), MF_OK);
+    assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+    mf_options opt;
+    mf_options_default(&opt);
+    opt.engine = MF_ENGINE_CPU;
+    assert_int_equal(mf_dynamic_create(&g, &opt, &d, &err), MF_OK);
+    mf_result r;
+    uint8_t *side = calloc((size_t)list.num_vertices, 1);
+    assert_non_null(side);
+    for (int round = 0; round < 4; round++) {
+        const int cold = round < 3;
+        mf_dynamic_set_cold_fraction(d, cold ? 0 : 2.0); /* 2: warm whatever changed */
+        int32_t changed = 0;
+        for (int32_t i = round % 3; i < list.num_arcs; i += 3) {
+            /* a first value, then the one that must win */
+            assert_int_equal(mf_dynamic_set_input_arc(d, i, list.cap[i] + 11, &err), MF_OK);
+            list.cap[i] = (list.cap[i] * 5 + 2 + round) % 40;
+            assert_int_equal(mf_dynamic_set_input_arc(d, i, list.cap[i], &err), MF_OK);
+            changed++;
+        }
+        assert_int_equal(mf_dynamic_solve(d, &r, &err), MF_OK);
+        assert_int_equal(r.stats.warm, round == 3);
+        if (round > 0)
+            assert_int_equal(r.stats.changed_arcs, changed);
+        memset(side, 0, (size_t)list.num_vertices);
+        assert_int_equal(r.flow_value, reference_max_flow(&list, side));
+        assert_memory_equal(side, r.source_side, (size_t)list.num_vertices);
+        mf_result_free(&r);
+        if (round == 1) { /* nothing pending: no solve to do */
+            assert_int_equal(mf_dynamic_solve(d, &r, &err), MF_OK);
+            assert_int_equal(r.stats.warm, 1);
+            assert_int_equal(r.stats.changed_arcs, 0);
+            assert_int_equal(r.flow_value, reference_max_flow(&list, side));
+            mf_result_free(&r);
+        }
+    }
+    free(side);
+    mf_dynamic_destroy(d);
+    mf_graph_free(&g);
+    mf_arclist_free(&list);
+}
+
 /* mf_dynamic_adopt takes the graph's arrays instead of copying them: the
  * same answers as mf_dynamic_create, cold and warm, and the caller's graph
  * left empty whatever the outcome (a refused graph is freed too). */
@@ -219,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_generator_families_match_cold),
         cmocka_unit_test(test_bad_changes_are_refused),
         cmocka_unit_test(test_heavy_batch_solves_cold),
+        cmocka_unit_test(test_every_change_cold),
         cmocka_unit_test(test_adopt_takes_the_graph),
         cmocka_unit_test(test_update_scripts_are_checked_before_solving),
     };

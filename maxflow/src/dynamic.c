@@ -639,9 +639,11 @@ int mf_dynamic_solve(mf_dynamic *d, mf_result *res, mf_error *err)
 {
     memset(res, 0, sizeof *res);
     int oom = 0;
-    /* cold whatever changed: no state kept to start from, or every change
-     * solved cold (mf_dynamic_set_cold_fraction 0) */
-    const int always_cold = !d->solved || (d->engine == MF_ENGINE_CPU && !d->pr_ready) || !(d->cold_fraction > 0);
+    /* cold whatever changed: no state kept to start from, or changes that
+     * are all solved cold (mf_dynamic_set_cold_fraction 0; with none
+     * pending the solve stays a warm no-op) */
+    const int always_cold = !d->solved || (d->engine == MF_ENGINE_CPU && !d->pr_ready) ||
+                            (!(d->cold_fraction > 0) && d->npending > 0);
     int64_t changes = 0, nbatch = 0;
     if (always_cold) {
         changes = apply_pending(d); /* nothing left for the solves below to apply */

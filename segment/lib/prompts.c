@@ -399,7 +399,7 @@ int seg_keep_params(const seg_options *o, int32_t width, int32_t height, gb_para
     if (o->previous_width != width || o->previous_height != height)
         return seg_fail(err, SEG_ERR_INVALID, "the previous answer is %dx%d, the photo %dx%d", o->previous_width,
                         o->previous_height, width, height);
-    if (o->graph.keep <= 0)
+    if (!(o->graph.keep > 0))
         return SEG_OK; /* a term of no weight: the clicks alone */
     const seg_click *c = &o->prompts->clicks[o->prompts->nclicks - 1];
     gp->previous = o->previous;

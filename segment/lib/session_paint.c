@@ -196,11 +196,12 @@ int seg_session_click_disc(seg_session *s, int32_t x, int32_t y, uint8_t label, 
     const int keep = s->keep_on;
     /* the disc of seg_prompts_paint, pixel for pixel: a click that corrects
      * the answer stays inside the region it corrects */
-    const uint8_t *previous = seg_session_get_previous(s, NULL);
     int32_t r = radius;
-    if (!r)
+    if (!r) {
+        const uint8_t *previous = seg_session_get_previous(s, NULL);
         r = previous ? seg_click_radius(previous, s->width, s->height, x, y, label)
                      : seg_prompts_radius(s->width, s->height);
+    }
     const int32_t x0 = x - r < 0 ? 0 : x - r, x1 = x + r >= s->width ? s->width - 1 : x + r;
     const int32_t y0 = y - r < 0 ? 0 : y - r, y1 = y + r >= s->height ? s->height - 1 : y + r;
     for (int32_t py = y0, xa, xb; py <= y1; py++)
