@@ -23,7 +23,9 @@
  * cuts ("update")
  * and a fresh seg_segment of the same clicks and previous answer ("fresh");
  * --keep sets the previous answer's weight (0: none, the clicks alone);
- * "until refined" is a click's quick cut plus the refined one, if any.
+ * "until refined" is a click's quick cut plus the refined one, if any;
+ * "re-fit" the quick cut's re-fit of the models (a final click cut's; none
+ * for a quick one), apart from its "model" column (the prior and terminals).
  * --final-clicks none|cpu|gpu|all: the engines whose click cuts are final
  * (re-fitted at once, nothing to refine; the session's default: all).
  *
@@ -210,7 +212,7 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
     o.solve.threads = o.graph.threads = threads;
     if (clicks_keep >= 0)
         o.graph.keep = clicks_keep;
-    double quick[100], qsolve[100], qupdate[100], refined[100], edit[100], first = 0, one[100];
+    double quick[100], qsolve[100], qupdate[100], qmodel[100], refined[100], edit[100], first = 0, one[100];
     int k = 0, ok = 1;
     const size_t npx = (size_t)w * h;
     uint8_t *prev = malloc(npx);
@@ -236,6 +238,7 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
                 quick[k] = st.total_seconds;
                 qsolve[k] = st.solve_seconds;
                 qupdate[k] = st.update_seconds;
+                qmodel[k] = st.model_seconds;
             } else
                 first += st.total_seconds / repeats;
             /* the refined cut the page sends while the user looks, when one is
@@ -273,10 +276,11 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
         seg_session_close(ss);
     }
     free(prev);
-    printf("%-6s %-6s %-7s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.1fx %s (until refined %.4f)\n", tok,
-           engine == MF_ENGINE_GPU ? "gpu" : "cpu", "clicks", first, bench_median(quick, k), bench_median(qsolve, k),
-           bench_median(qupdate, k), bench_median(refined, k), bench_median(one, k),
-           bench_median(one, k) / bench_median(edit, k), ok ? "ok" : "MASK DIFFERS", bench_median(edit, k));
+    printf("%-6s %-6s %-7s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.1fx %s (until refined %.4f; re-fit %.4f)\n",
+           tok, engine == MF_ENGINE_GPU ? "gpu" : "cpu", "clicks", first, bench_median(quick, k),
+           bench_median(qsolve, k), bench_median(qupdate, k), bench_median(refined, k), bench_median(one, k),
+           bench_median(one, k) / bench_median(edit, k), ok ? "ok" : "MASK DIFFERS", bench_median(edit, k),
+           bench_median(qmodel, k));
     fflush(stdout);
     return !ok;
 }
