@@ -397,6 +397,11 @@ void check_dynamic_random(mf_engine engine)
                 int32_t top = 40;
                 for (int batch = 1; batch <= 9; batch++) {
                     int kind = (batch - 1) % BATCH_KINDS;
+                    /* every fourth batch solved cold whatever it changes (the
+                     * pending changes written straight into the network, on
+                     * the GPU only the capacities uploaded again), the next
+                     * one repaired warm from that state */
+                    mf_dynamic_set_cold_fraction(d, batch % 4 == 0 ? 0 : 0.5);
                     /* 1% to 30% of the arcs, at least one */
                     int32_t count = 1 + (int32_t)(next(&s) % (uint64_t)(1 + list.num_arcs * (1 + batch % 3 * 14) / 100));
                     for (int32_t k = 0; k < count; k++) {

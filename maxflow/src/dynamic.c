@@ -24,6 +24,7 @@ struct mf_dynamic {
     int fell_back;         /* auto chose the GPU, which could not hold g */
     int solved;            /* a maximum preflow of g exists in the state */
     int loaded;            /* GPU: the device holds g at zero flow */
+    int on_device;         /* GPU: the device holds g's arcs (a load succeeded) */
     double cold_fraction;
     double paths_fraction; /* mf_dynamic_set_paths_fraction */
     int64_t last_value;    /* engine value of the last solve (flow_offset excluded) */
@@ -88,7 +89,7 @@ static int dynamic_start(mf_dynamic *d, mf_dynamic **out, mf_error *err)
             rc = mf_gpu_dyn_load(d->gpu, &d->g, err);
         if (rc == MF_OK) {
             d->engine = MF_ENGINE_GPU;
-            d->loaded = 1;
+            d->loaded = d->on_device = 1;
         } else if (mf_engine_falls_back(&d->opt, rc)) {
             mf_gpu_solver_destroy(d->gpu); /* too large for the device: the CPU */
             d->gpu = NULL;
@@ -608,8 +609,11 @@ static int gpu_solve(mf_dynamic *d, int64_t nbatch, int *cold, mf_result *res, m
             g->arc_cap[c[0]] = c[3];
             g->arc_rcap[c[0]] = c[4];
         }
-        if (!d->loaded || nbatch)
-            rc = mf_gpu_dyn_load(d->gpu, g, err);
+        if (!d->loaded || nbatch) {
+            /* the arcs never change: only their capacities go up again */
+            rc = d->on_device ? mf_gpu_dyn_load_caps(d->gpu, g, err) : mf_gpu_dyn_load(d->gpu, g, err);
+            d->on_device = rc == MF_OK;
+        }
         d->loaded = 0;
     } else if (nbatch) {
         int64_t removed = 0;

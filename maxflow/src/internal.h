@@ -107,6 +107,10 @@ void mf_residual_free(mf_residual *r);
 int mf_gpu_dyn_load(mf_gpu_solver *s, const mf_graph *g, mf_error *err);
 int mf_gpu_dyn_update(mf_gpu_solver *s, const mf_graph *g, int32_t count, const int32_t *changes,
                       int *deficits, int64_t *removed, mf_error *err);
+/* mf_gpu_dyn_load where the device holds g's arcs from an earlier load of
+ * the same graph: its capacities uploaded, the flow state zeroed (a whole
+ * load when the sizes differ). */
+int mf_gpu_dyn_load_caps(mf_gpu_solver *s, const mf_graph *g, mf_error *err);
 /* Zero flow on the capacities the device holds (cold start, no upload). */
 int mf_gpu_dyn_reset(mf_gpu_solver *s, const mf_graph *g, mf_error *err);
 int mf_gpu_dyn_solve(mf_gpu_solver *s, const mf_graph *g, const mf_options *opt, int deficits,

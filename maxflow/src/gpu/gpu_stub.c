@@ -65,6 +65,12 @@ int mf_gpu_dyn_load(mf_gpu_solver *s, const mf_graph *g, mf_error *err)
     return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
 }
 
+int mf_gpu_dyn_load_caps(mf_gpu_solver *s, const mf_graph *g, mf_error *err)
+{
+    (void)s; (void)g;
+    return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "this build has no CUDA support");
+}
+
 int mf_gpu_dyn_update(mf_gpu_solver *s, const mf_graph *g, int32_t count, const int32_t *changes,
                       int *deficits, int64_t *removed, mf_error *err)
 {

@@ -104,6 +104,35 @@ fail:
     return rc;
 }
 
+/* The capacities alone uploaded and the flow state zeroed: a cold start on
+ * a device that holds g's arcs already (an earlier mf_gpu_dyn_load of this
+ * graph, whose arcs never change). A session's re-fit changes capacities
+ * only; the heads and in-lists are three fifths of a whole upload. */
+extern "C" int mf_gpu_dyn_load_caps(mf_gpu_solver *s, const mf_graph *g, mf_error *err)
+{
+    int rc = MF_OK;
+    if (!s)
+        return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "no GPU solver");
+    const int32_t n = g->num_vertices, m = g->num_arcs;
+    if (n != s->d.n || m != s->d.m || !s->d.flow)
+        return mf_gpu_dyn_load(s, g, err); /* not this graph's arcs */
+    CUDA_TRY(cudaSetDevice(s->device));
+    {
+        dev_state &d = s->d;
+        cudaStream_t st = s->stream;
+        if (m) {
+            CUDA_TRY(cudaMemcpyAsync(d.arc_cap, g->arc_cap, (size_t)m * 4, cudaMemcpyHostToDevice, st));
+            CUDA_TRY(cudaMemcpyAsync(d.arc_rcap, g->arc_rcap, (size_t)m * 4, cudaMemcpyHostToDevice, st));
+        }
+        CUDA_TRY(cudaMemsetAsync(d.flow, 0, ((size_t)m + 1) * 4, st));
+        CUDA_TRY(cudaMemsetAsync(d.excess, 0, ((size_t)n + 1) * 8, st));
+        CUDA_TRY(cudaStreamSynchronize(st));
+    }
+    return MF_OK;
+fail:
+    return rc;
+}
+
 /* Applies a batch of changes on the device; *deficits = 1 when an end of
  * a changed arc was left with negative excess. */
 extern "C" int mf_gpu_dyn_update(mf_gpu_solver *s, const mf_graph *g, int32_t count, const int32_t *changes,
