@@ -156,6 +156,55 @@ static void test_every_change_cold(void **state)
     mf_arclist_free(&list);
 }
 
+/* mf_dynamic_edit_cold: capacities written in place after pending changes
+ * (which it applies first) give a cold solve of the new network, and the
+ * warm repairs after it start from that solve's state. */
+static void test_edit_in_place(void **state)
+{
+    (void)state;
+    mf_arclist list;
+    mf_graph g;
+    mf_error err = {0};
+    mf_dynamic *d = NULL;
+    assert_int_equal(mf_gen_grid(14, 10, 4, 7, &list), MF_OK);
+    assert_int_equal(mf_graph_from_arcs(&list, NULL, &g, &err), MF_OK);
+    mf_options opt;
+    mf_options_default(&opt);
+    opt.engine = MF_ENGINE_CPU;
+    assert_int_equal(mf_dynamic_create(&g, &opt, &d, &err), MF_OK);
+    mf_result r;
+    uint8_t *side = calloc((size_t)list.num_vertices, 1);
+    assert_non_null(side);
+    for (int round = 0; round < 4; round++) {
+        const int in_place = round % 2 == 0;
+        mf_dynamic_set_cold_fraction(d, 2.0); /* warm unless the edit says cold */
+        /* a pending change first: in place, the edit applies it */
+        list.cap[0] = (list.cap[0] + 9) % 30;
+        assert_int_equal(mf_dynamic_set_input_arc(d, 0, list.cap[0], &err), MF_OK);
+        if (in_place) {
+            mf_graph *e = mf_dynamic_edit_cold(d);
+            assert_non_null(e->input_map);
+            for (int32_t i = 1 + round; i < list.num_arcs; i += 2) {
+                const int32_t at = e->input_map[i];
+                if (at < 0)
+                    continue; /* a dropped self-loop */
+                list.cap[i] = (list.cap[i] * 3 + 5 + round) % 30;
+                (at & 1 ? e->arc_rcap : e->arc_cap)[at >> 1] = list.cap[i]; /* stored arc, its direction */
+            }
+        }
+        assert_int_equal(mf_dynamic_solve(d, &r, &err), MF_OK);
+        assert_int_equal(r.stats.warm, !in_place);
+        memset(side, 0, (size_t)list.num_vertices);
+        assert_int_equal(r.flow_value, reference_max_flow(&list, side));
+        assert_memory_equal(side, r.source_side, (size_t)list.num_vertices);
+        mf_result_free(&r);
+    }
+    free(side);
+    mf_dynamic_destroy(d);
+    mf_graph_free(&g);
+    mf_arclist_free(&list);
+}
+
 /* mf_dynamic_adopt takes the graph's arrays instead of copying them: the
  * same answers as mf_dynamic_create, cold and warm, and the caller's graph
  * left empty whatever the outcome (a refused graph is freed too). */
@@ -274,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_bad_changes_are_refused),
         cmocka_unit_test(test_heavy_batch_solves_cold),
         cmocka_unit_test(test_every_change_cold),
+        cmocka_unit_test(test_edit_in_place),
         cmocka_unit_test(test_adopt_takes_the_graph),
         cmocka_unit_test(test_update_scripts_are_checked_before_solving),
     };

@@ -257,6 +257,14 @@ static int64_t apply_pending(mf_dynamic *d)
     return arcs;
 }
 
+mf_graph *mf_dynamic_edit_cold(mf_dynamic *d)
+{
+    apply_pending(d);
+    d->solved = 0; /* no state of these capacities: the next solve is cold */
+    d->loaded = 0; /* and the device's capacities go up again */
+    return &d->g;
+}
+
 void mf_dynamic_set_paths_fraction(mf_dynamic *d, double fraction)
 {
     d->paths_fraction = fraction;

@@ -409,6 +409,38 @@ static int update_terminals(seg_session *s, int all, const int32_t *span, seg_cu
     mf_error e = {0};
     /* the capacities on every thread, then the changes in pixel order */
     gb_prior_span_terminals(s->prior, all ? NULL : span, s->models, s->seed_cap, s->new_cs, s->new_ct);
+    if (all) {
+        /* new models: every pixel's terminals, and the solve is cold (a
+         * repair would redo the whole flow piecemeal), so they are written
+         * into the network in place, as apply_terminals would set them
+         * without a lift, and not recorded as changes one by one */
+        mf_graph *g = NULL;
+        int64_t offset = 0;
+        for (int64_t p = 0; p < s->npx; p++) {
+            const int32_t cs = s->new_cs[p], ct = s->new_ct[p];
+            if (cs == s->cur_cs[p] && ct == s->cur_ct[p])
+                continue;
+            if (!g)
+                g = mf_dynamic_edit_cold(s->dyn);
+            st->changed_pixels++;
+            const int32_t m = cs < ct ? cs : ct, term = cs - ct;
+            const int32_t arcs[2] = {g->out_start[g->source] + (int32_t)p, g->out_start[p + 1] - 1};
+            const int32_t want[2] = {term > 0 ? term : 0, term < 0 ? -term : 0};
+            for (int k = 0; k < 2; k++)
+                if (g->arc_cap[arcs[k]] != want[k]) {
+                    g->arc_cap[arcs[k]] = want[k];
+                    g->arc_rcap[arcs[k]] = 0;
+                    st->changed_arcs++;
+                }
+            offset += (int64_t)m - s->cancelled[p];
+            s->cancelled[p] = m;
+            s->cur_cs[p] = cs;
+            s->cur_ct[p] = ct;
+        }
+        if (g)
+            g->flow_offset += offset;
+        return SEG_OK;
+    }
     for (int32_t y = 0; y < s->height; y++) {
         const int32_t lo = all ? 0 : span[2 * y], hi = all ? s->width : span[2 * y + 1];
         for (int64_t p = (int64_t)y * s->width + lo; p < (int64_t)y * s->width + hi; p++) {

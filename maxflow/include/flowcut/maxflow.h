@@ -467,6 +467,13 @@ void mf_dynamic_set_cold_fraction(mf_dynamic *d, double fraction);
 void mf_dynamic_set_paths_fraction(mf_dynamic *d, double fraction);
 /* The graph with every applied change (pending ones are not in it). */
 const mf_graph *mf_dynamic_graph(const mf_dynamic *d);
+/* The graph to edit in place, for a change of most of its capacities at
+ * once (a session's re-fitted terminals): the pending changes are applied
+ * first and the next solve is cold, as a batch of that size would be,
+ * without a change recorded per arc. Only arc_cap, arc_rcap (within
+ * mf_dynamic_set_arc's bounds, which are not checked here) and
+ * flow_offset may be written; the arcs themselves stay. */
+mf_graph *mf_dynamic_edit_cold(mf_dynamic *d);
 /* MF_ENGINE_CPU or MF_ENGINE_GPU: the engine this solver runs on. */
 int mf_dynamic_engine(const mf_dynamic *d);
 void mf_dynamic_destroy(mf_dynamic *d);
