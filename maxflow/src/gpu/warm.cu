@@ -70,6 +70,26 @@ __global__ void __launch_bounds__(256) negate_state(dev_state d)
         d.excess[v] = (unsigned long long)(-(long long)d.excess[v]);
 }
 
+/* g's capacities uploaded and the flow state zeroed, on a device that
+ * holds g's arcs: the end of every cold start. */
+static int upload_caps(mf_gpu_solver *s, const mf_graph *g, mf_error *err)
+{
+    int rc = MF_OK;
+    dev_state &d = s->d;
+    cudaStream_t st = s->stream;
+    const int32_t n = g->num_vertices, m = g->num_arcs;
+    if (m) {
+        CUDA_TRY(cudaMemcpyAsync(d.arc_cap, g->arc_cap, (size_t)m * 4, cudaMemcpyHostToDevice, st));
+        CUDA_TRY(cudaMemcpyAsync(d.arc_rcap, g->arc_rcap, (size_t)m * 4, cudaMemcpyHostToDevice, st));
+    }
+    CUDA_TRY(cudaMemsetAsync(d.flow, 0, ((size_t)m + 1) * 4, st));
+    CUDA_TRY(cudaMemsetAsync(d.excess, 0, ((size_t)n + 1) * 8, st));
+    CUDA_TRY(cudaStreamSynchronize(st));
+    return MF_OK;
+fail:
+    return rc;
+}
+
 /* Uploads g and zeroes the flow state (cold start). */
 extern "C" int mf_gpu_dyn_load(mf_gpu_solver *s, const mf_graph *g, mf_error *err)
 {
@@ -90,16 +110,11 @@ extern "C" int mf_gpu_dyn_load(mf_gpu_solver *s, const mf_graph *g, mf_error *er
         CUDA_TRY(cudaMemcpyAsync(d.in_start, g->in_start, ((size_t)n + 1) * 4, cudaMemcpyHostToDevice, st));
         if (m) {
             CUDA_TRY(cudaMemcpyAsync(d.arc_head, g->arc_head, (size_t)m * 4, cudaMemcpyHostToDevice, st));
-            CUDA_TRY(cudaMemcpyAsync(d.arc_cap, g->arc_cap, (size_t)m * 4, cudaMemcpyHostToDevice, st));
-            CUDA_TRY(cudaMemcpyAsync(d.arc_rcap, g->arc_rcap, (size_t)m * 4, cudaMemcpyHostToDevice, st));
             CUDA_TRY(cudaMemcpyAsync(d.in_arc, g->in_arc, (size_t)m * 4, cudaMemcpyHostToDevice, st));
             CUDA_TRY(cudaMemcpyAsync(d.in_tail, g->in_tail, (size_t)m * 4, cudaMemcpyHostToDevice, st));
         }
-        CUDA_TRY(cudaMemsetAsync(d.flow, 0, ((size_t)m + 1) * 4, st));
-        CUDA_TRY(cudaMemsetAsync(d.excess, 0, ((size_t)n + 1) * 8, st));
-        CUDA_TRY(cudaStreamSynchronize(st));
     }
-    return MF_OK;
+    return upload_caps(s, g, err);
 fail:
     return rc;
 }
@@ -113,22 +128,10 @@ extern "C" int mf_gpu_dyn_load_caps(mf_gpu_solver *s, const mf_graph *g, mf_erro
     int rc = MF_OK;
     if (!s)
         return mf_fail(err, MF_ERR_NO_DEVICE, NULL, 0, "no GPU solver");
-    const int32_t n = g->num_vertices, m = g->num_arcs;
-    if (n != s->d.n || m != s->d.m || !s->d.flow)
+    if (g->num_vertices != s->d.n || g->num_arcs != s->d.m || !s->d.flow)
         return mf_gpu_dyn_load(s, g, err); /* not this graph's arcs */
     CUDA_TRY(cudaSetDevice(s->device));
-    {
-        dev_state &d = s->d;
-        cudaStream_t st = s->stream;
-        if (m) {
-            CUDA_TRY(cudaMemcpyAsync(d.arc_cap, g->arc_cap, (size_t)m * 4, cudaMemcpyHostToDevice, st));
-            CUDA_TRY(cudaMemcpyAsync(d.arc_rcap, g->arc_rcap, (size_t)m * 4, cudaMemcpyHostToDevice, st));
-        }
-        CUDA_TRY(cudaMemsetAsync(d.flow, 0, ((size_t)m + 1) * 4, st));
-        CUDA_TRY(cudaMemsetAsync(d.excess, 0, ((size_t)n + 1) * 8, st));
-        CUDA_TRY(cudaStreamSynchronize(st));
-    }
-    return MF_OK;
+    return upload_caps(s, g, err);
 fail:
     return rc;
 }
