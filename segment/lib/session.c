@@ -194,43 +194,53 @@ int seg_session_set_lambda(seg_session *s, double lambda)
     return SEG_OK;
 }
 
-/* Gives pixel p the terminal capacities (cs, ct) in the network:
- * pre-cancelled to one arc, min(cs, ct) kept in the flow offset. Kohli and
- * Torr: raising both terminal arcs by the same amount changes no cut, so
- * where the new capacities would cut into the flow the arcs now carry
- * (the CPU's state says how much), both are raised until it fits and the
- * offset lowered to match; the state stays a valid preflow with no deficit
- * to repair, and the re-solve only adds flow. Not before a cold solve
- * (lift 0), which starts from no flow. */
-static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, int lift_flow, int64_t *changed_arcs,
-                           mf_error *e)
+/* Pixel p's two terminal arcs (source side, sink side) and the
+ * capacities they take for terminal capacities (cs, ct), pre-cancelled:
+ * the difference on one arc, 0 on the other, min(cs, ct) routed outside
+ * the arcs (the flow offset). */
+typedef struct {
+    int32_t arc[2], want[2], cancelled;
+} pixel_arcs;
+
+static pixel_arcs terminal_arcs(const mf_graph *g, int64_t p, int32_t cs, int32_t ct)
 {
-    int32_t m = cs < ct ? cs : ct, term = cs - ct;
+    const int32_t term = cs - ct;
+    return (pixel_arcs){{g->out_start[g->source] + (int32_t)p, g->out_start[p + 1] - 1},
+                        {term > 0 ? term : 0, term < 0 ? -term : 0},
+                        cs < ct ? cs : ct};
+}
+
+/* Gives pixel p the terminal capacities (cs, ct) in the network for a warm
+ * repair (terminal_arcs). Kohli and Torr: raising both terminal arcs by
+ * the same amount changes no cut, so where the new capacities would cut
+ * into the flow the arcs now carry (the CPU's state says how much), both
+ * are raised until it fits and the offset lowered to match; the state
+ * stays a valid preflow with no deficit to repair, and the re-solve only
+ * adds flow. A cold solve, which starts from no flow, has its capacities
+ * written in place instead (update_terminals). */
+static int apply_terminals(seg_session *s, int64_t p, int32_t cs, int32_t ct, int64_t *changed_arcs, mf_error *e)
+{
     const mf_graph *g = mf_dynamic_graph(s->dyn);
-    int32_t src_arc = g->out_start[g->source] + (int32_t)p, snk_arc = g->out_start[p + 1] - 1;
-    int32_t want_src = term > 0 ? term : 0, want_snk = term < 0 ? -term : 0;
+    pixel_arcs t = terminal_arcs(g, p, cs, ct);
     int32_t f_src = 0, f_snk = 0;
-    if (lift_flow && mf_dynamic_arc_flow(s->dyn, src_arc, &f_src) == MF_OK &&
-        mf_dynamic_arc_flow(s->dyn, snk_arc, &f_snk) == MF_OK) {
-        int32_t lift = f_src - want_src > f_snk - want_snk ? f_src - want_src : f_snk - want_snk;
-        if (lift > 0 && lift <= INT32_MAX - (want_src > want_snk ? want_src : want_snk)) {
-            want_src += lift;
-            want_snk += lift;
-            m -= lift;
+    if (mf_dynamic_arc_flow(s->dyn, t.arc[0], &f_src) == MF_OK &&
+        mf_dynamic_arc_flow(s->dyn, t.arc[1], &f_snk) == MF_OK) {
+        int32_t lift = f_src - t.want[0] > f_snk - t.want[1] ? f_src - t.want[0] : f_snk - t.want[1];
+        if (lift > 0 && lift <= INT32_MAX - (t.want[0] > t.want[1] ? t.want[0] : t.want[1])) {
+            t.want[0] += lift;
+            t.want[1] += lift;
+            t.cancelled -= lift;
         }
     }
     int rc = MF_OK;
-    if (g->arc_cap[src_arc] != want_src) {
-        rc = mf_dynamic_set_arc(s->dyn, src_arc, want_src, 0, e);
-        ++*changed_arcs;
-    }
-    if (rc == MF_OK && g->arc_cap[snk_arc] != want_snk) {
-        rc = mf_dynamic_set_arc(s->dyn, snk_arc, want_snk, 0, e);
-        ++*changed_arcs;
-    }
-    if (rc == MF_OK && m != s->cancelled[p]) {
-        mf_dynamic_add_offset(s->dyn, (int64_t)m - s->cancelled[p]);
-        s->cancelled[p] = m;
+    for (int k = 0; k < 2 && rc == MF_OK; k++)
+        if (g->arc_cap[t.arc[k]] != t.want[k]) {
+            rc = mf_dynamic_set_arc(s->dyn, t.arc[k], t.want[k], 0, e);
+            ++*changed_arcs;
+        }
+    if (rc == MF_OK && t.cancelled != s->cancelled[p]) {
+        mf_dynamic_add_offset(s->dyn, (int64_t)t.cancelled - s->cancelled[p]);
+        s->cancelled[p] = t.cancelled;
     }
     s->cur_cs[p] = cs;
     s->cur_ct[p] = ct;
@@ -412,8 +422,8 @@ static int update_terminals(seg_session *s, int all, const int32_t *span, seg_cu
     if (all) {
         /* new models: every pixel's terminals, and the solve is cold (a
          * repair would redo the whole flow piecemeal), so they are written
-         * into the network in place, as apply_terminals would set them
-         * without a lift, and not recorded as changes one by one */
+         * into the network in place (terminal_arcs, no lift: a cold
+         * solve starts from no flow), not recorded as changes one by one */
         mf_graph *g = NULL;
         int64_t offset = 0;
         for (int64_t p = 0; p < s->npx; p++) {
@@ -423,17 +433,15 @@ static int update_terminals(seg_session *s, int all, const int32_t *span, seg_cu
             if (!g)
                 g = mf_dynamic_edit_cold(s->dyn);
             st->changed_pixels++;
-            const int32_t m = cs < ct ? cs : ct, term = cs - ct;
-            const int32_t arcs[2] = {g->out_start[g->source] + (int32_t)p, g->out_start[p + 1] - 1};
-            const int32_t want[2] = {term > 0 ? term : 0, term < 0 ? -term : 0};
+            const pixel_arcs t = terminal_arcs(g, p, cs, ct);
             for (int k = 0; k < 2; k++)
-                if (g->arc_cap[arcs[k]] != want[k]) {
-                    g->arc_cap[arcs[k]] = want[k];
-                    g->arc_rcap[arcs[k]] = 0;
+                if (g->arc_cap[t.arc[k]] != t.want[k]) {
+                    g->arc_cap[t.arc[k]] = t.want[k];
+                    g->arc_rcap[t.arc[k]] = 0;
                     st->changed_arcs++;
                 }
-            offset += (int64_t)m - s->cancelled[p];
-            s->cancelled[p] = m;
+            offset += (int64_t)t.cancelled - s->cancelled[p];
+            s->cancelled[p] = t.cancelled;
             s->cur_cs[p] = cs;
             s->cur_ct[p] = ct;
         }
@@ -442,13 +450,12 @@ static int update_terminals(seg_session *s, int all, const int32_t *span, seg_cu
         return SEG_OK;
     }
     for (int32_t y = 0; y < s->height; y++) {
-        const int32_t lo = all ? 0 : span[2 * y], hi = all ? s->width : span[2 * y + 1];
-        for (int64_t p = (int64_t)y * s->width + lo; p < (int64_t)y * s->width + hi; p++) {
+        for (int64_t p = (int64_t)y * s->width + span[2 * y]; p < (int64_t)y * s->width + span[2 * y + 1]; p++) {
             const int32_t cs = s->new_cs[p], ct = s->new_ct[p];
             if (cs == s->cur_cs[p] && ct == s->cur_ct[p])
                 continue;
             st->changed_pixels++;
-            if (apply_terminals(s, p, cs, ct, !all, &st->changed_arcs, &e))
+            if (apply_terminals(s, p, cs, ct, &st->changed_arcs, &e))
                 return seg_fail(err, SEG_ERR_SOLVE, "solver: %s", e.message);
         }
     }
