@@ -9,24 +9,28 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: flowcut graph IMAGE --seeds SEEDS -o FILE.max [options]\n"
-            "Writes the network `flowcut segment` solves as DIMACS. Vertex ids: pixel (x, y)\n"
-            "is y*W + x + 1, the source W*H + 1, the sink W*H + 2. `flowcut maxflow FILE.max`\n"
-            "gives segment's flow value; its --cut lists the foreground pixels.\n" SEG_OPTIONS_HELP
+            "usage: flowcut graph IMAGE --seeds SEEDS|--clicks 'X,Y ...'|--box X,Y,W,H -o FILE.max\n"
+            "Writes the network `flowcut segment` solves as DIMACS, from the same seeds, clicks,\n"
+            "box and options. Vertex ids: pixel (x, y) is y*W + x + 1, the source W*H + 1, the\n"
+            "sink W*H + 2. `flowcut maxflow FILE.max` gives segment's flow value; its --cut\n"
+            "lists the foreground pixels.\n" SEG_OPTIONS_HELP
+            "  --previous MASK       the mask the last click corrects (as `flowcut segment`)\n"
             "  -o, --output FILE     the DIMACS file (- for standard output)\n"
             "  -f, --force           overwrite an existing file\n");
 }
 
 int cmd_graph(int argc, char **argv)
 {
+    enum { O_PREVIOUS = 256 };
     static const struct option longopts[] = {SEG_LONG_OPTIONS,
+                                             {"previous", required_argument, NULL, O_PREVIOUS},
                                              {"output", required_argument, NULL, 'o'},
                                              {"force", no_argument, NULL, 'f'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     seg_options o;
     seg_options_default(&o);
-    const char *seeds = NULL, *out = NULL;
+    const char *seeds = NULL, *out = NULL, *previous = NULL;
     int force = 0, c;
     optind = 1;
     opterr = 0;
@@ -34,6 +38,7 @@ int cmd_graph(int argc, char **argv)
         switch (c) {
         case SEG_BAD_OPTION: seg_args_done(&o); return EXIT_USAGE;
         case 'o': out = optarg; break;
+        case O_PREVIOUS: previous = optarg; break;
         case 'f': force = 1; break;
         case 'h': usage(stdout); seg_args_done(&o); return EXIT_OK;
         default:
@@ -42,8 +47,8 @@ int cmd_graph(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (optind != argc - 1 || !seeds || !out) {
-        cli_usage_error("flowcut graph", "needs IMAGE, --seeds (or --trimap) and -o FILE.max");
+    if (optind != argc - 1 || (!seeds && !o.prompts) || !out) {
+        cli_usage_error("flowcut graph", "needs IMAGE, --seeds (or --trimap, --clicks, --box) and -o FILE.max");
         seg_args_done(&o);
         return EXIT_USAGE;
     }
@@ -51,28 +56,44 @@ int cmd_graph(int argc, char **argv)
         seg_args_done(&o);
         return EXIT_USAGE;
     }
+    img_image prev = {0};
+    if (previous && seg_load_previous(previous, &o, &prev, "flowcut graph")) {
+        seg_args_done(&o);
+        return EXIT_FAIL;
+    }
+    /* the network segment builds first: a box's route has made its re-fits
+     * at half size by then, on photos of 128 pixels a side or more */
     if (o.iterations)
         DISPLAYLEVEL(2, "flowcut graph: notice: --iterations ignored; the network of the first fit is written\n");
-    seg_result r;
-    uint8_t *labels = NULL;
-    mf_graph g;
+    seg_job j;
     mf_arclist list;
     int32_t *cancelled = NULL;
     int status = EXIT_FAIL;
-    memset(&r, 0, sizeof r);
-    memset(&g, 0, sizeof g);
+    memset(&j, 0, sizeof j);
     memset(&list, 0, sizeof list);
+    if (seg_job_load(&j, argv[optind], seeds, &o)) {
+        DISPLAYLEVEL(1, "flowcut: %s\n", j.r.error);
+        goto done;
+    }
+    cancelled = malloc(sizeof(int32_t) * (size_t)j.r.photo.width * (size_t)j.r.photo.height);
+    if (!cancelled) {
+        DISPLAYLEVEL(1, "flowcut: %s: out of memory\n", argv[optind]);
+        goto done;
+    }
+    j.cancelled = cancelled;
+    if (seg_job_begin(&j, argv[optind], &j.r.photo, j.labels, &o)) {
+        DISPLAYLEVEL(1, "flowcut: %s\n", j.r.error);
+        goto done;
+    }
+    if (j.box_route && j.iteration < SEG_BOX_ITERATIONS)
+        DISPLAYLEVEL(2, "flowcut graph: notice: a box on a photo under %d pixels a side: the network of "
+                        "its first fit is written\n", SEG_BOX_COARSE_MIN_SIDE);
+    if (gb_to_arclist(&j.graph, cancelled, &list)) {
+        DISPLAYLEVEL(1, "flowcut: %s: out of memory\n", argv[optind]);
+        goto done;
+    }
+    const seg_result r = j.r;
     char msg[768];
-    if (seg_load(argv[optind], seeds, &o, &r, &labels)) {
-        DISPLAYLEVEL(1, "flowcut: %s\n", r.error);
-        goto done;
-    }
-    cancelled = malloc(sizeof(int32_t) * (size_t)r.photo.width * (size_t)r.photo.height);
-    if (!cancelled || seg_build(&r, labels, labels, &o, &g, cancelled, NULL, msg, sizeof msg) ||
-        gb_to_arclist(&g, cancelled, &list)) {
-        DISPLAYLEVEL(1, "flowcut: %s: %s\n", argv[optind], cancelled ? msg : "out of memory");
-        goto done;
-    }
     char comment[512];
     snprintf(comment, sizeof comment,
              "flowcut graph %s: %dx%d pixels, lambda %g, %d-connected\n"
@@ -104,10 +125,10 @@ int cmd_graph(int argc, char **argv)
     status = EXIT_OK;
 done:
     free(cancelled);
-    free(labels);
     mf_arclist_free(&list);
-    mf_graph_free(&g);
-    seg_result_free(&r);
+    seg_job_free(&j);
+    seg_result_free(&j.r);
+    img_free(&prev);
     seg_args_done(&o);
     return status;
 }

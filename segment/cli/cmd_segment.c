@@ -30,7 +30,6 @@ static void usage(FILE *f)
 
 static int segment_one(const char *image, const char *seeds, const char *out, const char *overlay,
                        const char *cutout, int force, int show_time, int json, const seg_options *po);
-static int load_previous(const char *path, seg_options *o, img_image *img);
 
 int cmd_segment(int argc, char **argv)
 {
@@ -80,7 +79,7 @@ int cmd_segment(int argc, char **argv)
         return EXIT_USAGE;
     }
     img_image prev = {0};
-    if (previous && load_previous(previous, &o, &prev)) {
+    if (previous && seg_load_previous(previous, &o, &prev, "flowcut segment")) {
         seg_args_done(&o);
         return EXIT_FAIL;
     }
@@ -88,29 +87,6 @@ int cmd_segment(int argc, char **argv)
     img_free(&prev);
     seg_args_done(&o);
     return rc;
-}
-
-/* --previous: a mask as `segment` writes it (or any grey or colour image:
- * a pixel of 128 or more, or 1 in a 0 / 1 label image, is foreground). */
-static int load_previous(const char *path, seg_options *o, img_image *img)
-{
-    img_error e = {0};
-    if (img_load_labels(path, o->max_pixels, img, &e)) {
-        char msg[600];
-        img_error_format(&e, msg, sizeof msg);
-        DISPLAYLEVEL(1, "flowcut segment: --previous %s\n", msg);
-        return -1;
-    }
-    const int64_t n = (int64_t)img->width * img->height;
-    int binary = 1; /* 0 / 1 labels rather than a 0 / 255 mask */
-    for (int64_t i = 0; i < n * img->channels && binary; i++)
-        binary = img->data[i] <= 1;
-    for (int64_t i = 0; i < n; i++) {
-        const uint8_t *px = img->data + i * img->channels;
-        img->data[i] = binary ? px[0] : px[0] >= 128 || (img->channels >= 3 && (px[1] >= 128 || px[2] >= 128));
-    }
-    seg_options_set_previous(o, img->data, img->width, img->height);
-    return 0;
 }
 
 static int segment_one(const char *image, const char *seeds, const char *out, const char *overlay,

@@ -111,3 +111,26 @@ int seg_next_option(int argc, char **argv, const char *shortopts, const struct o
     }
     return -1;
 }
+
+/* --previous: a mask as `segment` writes it (or any grey or colour image:
+ * a pixel of 128 or more, or 1 in a 0 / 1 label image, is foreground). */
+int seg_load_previous(const char *path, seg_options *o, img_image *img, const char *cmd)
+{
+    img_error e = {0};
+    if (img_load_labels(path, o->max_pixels, img, &e)) {
+        char msg[600];
+        img_error_format(&e, msg, sizeof msg);
+        DISPLAYLEVEL(1, "%s: --previous %s\n", cmd, msg);
+        return -1;
+    }
+    const int64_t n = (int64_t)img->width * img->height;
+    int binary = 1; /* 0 / 1 labels rather than a 0 / 255 mask */
+    for (int64_t i = 0; i < n * img->channels && binary; i++)
+        binary = img->data[i] <= 1;
+    for (int64_t i = 0; i < n; i++) {
+        const uint8_t *px = img->data + i * img->channels;
+        img->data[i] = binary ? px[0] : px[0] >= 128 || (img->channels >= 3 && (px[1] >= 128 || px[2] >= 128));
+    }
+    seg_options_set_previous(o, img->data, img->width, img->height);
+    return 0;
+}

@@ -339,8 +339,8 @@ static int fit_and_build(seg_job *j, const seg_options *o)
     }
     mf_graph_free(&j->graph);
     mf_grid_free(&j->grid);
-    if (build_network(&j->r, j->labels, j->model_labels, o, &j->graph, j->grid_form ? &j->grid : NULL, NULL,
-                      &j->r.times, msg, sizeof msg)) {
+    if (build_network(&j->r, j->labels, j->model_labels, o, &j->graph, j->grid_form ? &j->grid : NULL,
+                      j->cancelled, &j->r.times, msg, sizeof msg)) {
         snprintf(j->r.error, sizeof j->r.error, "%s: %s", j->image_path, msg);
         j->r.code = SEG_ERR_MODEL;
         return -1;
@@ -349,7 +349,7 @@ static int fit_and_build(seg_job *j, const seg_options *o)
 }
 
 /* A job's first step from files: the photo and seeds decoded. */
-static int job_load(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o)
+int seg_job_load(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o)
 {
     memset(j, 0, sizeof *j);
     j->image_path = image_path;
@@ -363,14 +363,14 @@ static int job_load(seg_job *j, const char *image_path, const char *seed_path, c
 
 int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o)
 {
-    if (job_load(j, image_path, seed_path, o))
+    if (seg_job_load(j, image_path, seed_path, o))
         return -1;
     return seg_job_begin(j, image_path, &j->r.photo, j->labels, o);
 }
 
 int seg_job_start_grid(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o)
 {
-    if (job_load(j, image_path, seed_path, o))
+    if (seg_job_load(j, image_path, seed_path, o))
         return -1;
     j->grid_form = !o->graph.star;
     return seg_job_begin(j, image_path, &j->r.photo, j->labels, o);
@@ -634,7 +634,7 @@ static int job_run_files(seg_job *j, const char *image_path, const char *seed_pa
     seg_options lean;
     if (!solver && o->solve.engine != MF_ENGINE_CPU && mf_gpu_compiled())
         gs.started = pthread_create(&gs.thread, NULL, gpu_start_main, &gs) == 0;
-    int rc = job_load(j, image_path, seed_path, o);
+    int rc = seg_job_load(j, image_path, seed_path, o);
     /* bound for the device, which builds the in-lists itself (a sizeable
      * part of a build; two of an arc's five arrays not uploaded), unless CUDA has
      * already found none while the photo decoded; a late failure leaves

@@ -101,9 +101,16 @@ typedef struct seg_job {
     int iteration;
     int box_route; /* a box: its middle a foreground sample, no geodesic
                     * prior, GrabCut-style re-fits (seg_model_labels) */
+    int32_t *cancelled; /* the caller's, a pixel each, or NULL: receives each
+                         * built network's pre-cancelled terminal capacities
+                         * (gb_build's), as gb_to_arclist reads them */
 } seg_job;
 
 int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o);
+/* seg_job_start in two: the photo and seeds decoded (j zeroed first), then
+ * seg_job_begin(j, image_path, &j->r.photo, j->labels, o) fits and builds;
+ * between them the caller may set j->cancelled. */
+int seg_job_load(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o);
 /* The same, its networks built in grid form (gb_build_grid) for
  * seg_jobs_solve_gpu, which expands them on the device: the CPU writes a
  * fifth of the bytes. Any other solve expands them on the host first.
