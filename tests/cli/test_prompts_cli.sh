@@ -135,4 +135,25 @@ expect_exit 0 "the same seeds and click" -- "$FLOWCUT" segment "$EX/coffee.png" 
     --clicks 300,150 -o "$TMPD/b-want.png" -q
 same_pixels "$TMPD/masks/b.png" "$TMPD/b-want.png" "batch seeds and prompts equal segment --seeds --clicks"
 [ ! -e "$TMPD/masks/c.png" ] && pass || fail "a bad prompt file still wrote a mask"
+# graph: the network segment solves for clicks with --previous and for a
+# box; maxflow's value is segment's flow and its cut segment's mask
+# (coffee.png is 640 pixels wide: pixel ids up to 640 x 375)
+graph_equals_segment() { # NAME ARGS...
+    local name=$1
+    shift
+    expect_exit 0 "segment $name" -- "$FLOWCUT" segment "$EX/coffee.png" "$@" -o "$TMPD/g-$name.png" --json -f
+    local flow
+    flow=$(sed -n 's/.*"flow": \([0-9]*\).*/\1/p' "$TMPD/out")
+    expect_exit 0 "graph $name" -- "$FLOWCUT" graph "$EX/coffee.png" "$@" -o "$TMPD/g-$name.max" -f
+    expect_exit 0 "maxflow of graph $name" -- "$FLOWCUT" maxflow --cut "$TMPD/g-$name.cut" "$TMPD/g-$name.max"
+    expect_stdout "^s $flow\$" "graph $name: segment's flow value"
+    awk '$1 <= 240000' "$TMPD/g-$name.cut" >"$TMPD/g-$name.cutpx"
+    python3 "$HERE/png_tool.py" foreground "$TMPD/g-$name.png" >"$TMPD/g-$name.maskpx"
+    expect_same "$TMPD/g-$name.cutpx" "$TMPD/g-$name.maskpx" "graph $name: its cut is segment's mask"
+}
+graph_equals_segment clicks --clicks "300,150 -280,98" --previous "$TMPD/one.png"
+graph_equals_segment box --box 70,10,415,380
+graph_equals_segment box-click --box 70,10,415,380 --clicks 300,150
+expect_exit 2 "graph without prompts" -- "$FLOWCUT" graph "$EX/coffee.png" -o "$TMPD/none.max"
+expect_stderr "flowcut graph: needs IMAGE, --seeds \\(or --trimap, --clicks, --box\\) and -o FILE.max" "graph without prompts"
 finish
