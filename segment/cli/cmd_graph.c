@@ -16,7 +16,8 @@ static void usage(FILE *f)
             "lists the foreground pixels.\n" SEG_OPTIONS_HELP
             "  --previous MASK       the mask the last click corrects (as `flowcut segment`)\n"
             "  -o, --output FILE     the DIMACS file (- for standard output)\n"
-            "  -f, --force           overwrite an existing file\n");
+            "  -f, --force           overwrite an existing file\n"
+            "  -q, --quiet           errors only\n");
 }
 
 int cmd_graph(int argc, char **argv)
@@ -26,6 +27,7 @@ int cmd_graph(int argc, char **argv)
                                              {"previous", required_argument, NULL, O_PREVIOUS},
                                              {"output", required_argument, NULL, 'o'},
                                              {"force", no_argument, NULL, 'f'},
+                                             {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     seg_options o;
@@ -34,12 +36,13 @@ int cmd_graph(int argc, char **argv)
     int force = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = seg_next_option(argc, argv, ":o:fh", longopts, &o, &seeds, "flowcut graph")) != -1) {
+    while ((c = seg_next_option(argc, argv, ":o:fqh", longopts, &o, &seeds, "flowcut graph")) != -1) {
         switch (c) {
         case SEG_BAD_OPTION: seg_args_done(&o); return EXIT_USAGE;
         case 'o': out = optarg; break;
         case O_PREVIOUS: previous = optarg; break;
         case 'f': force = 1; break;
+        case 'q': g_display_level = 1; break;
         case 'h': usage(stdout); seg_args_done(&o); return EXIT_OK;
         default:
             cli_option_error("flowcut graph", longopts, argv, c);

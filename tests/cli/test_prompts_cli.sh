@@ -154,6 +154,11 @@ graph_equals_segment() { # NAME ARGS...
 graph_equals_segment clicks --clicks "300,150 -280,98" --previous "$TMPD/one.png"
 graph_equals_segment box --box 70,10,415,380
 graph_equals_segment box-click --box 70,10,415,380 --clicks 300,150
+# a notice (--iterations) on stderr, and none with -q
+expect_exit 0 "graph --iterations" -- "$FLOWCUT" graph "$EX/coffee.png" --clicks 300,150 --iterations 1 -o "$TMPD/n.max" -f
+expect_stderr "notice: --iterations ignored" "graph's notice"
+expect_exit 0 "graph -q" -- "$FLOWCUT" graph "$EX/coffee.png" --clicks 300,150 --iterations 1 -o "$TMPD/n.max" -f -q
+[ ! -s "$TMPD/err" ] && pass || fail "graph -q printed: $(head -c 200 "$TMPD/err")"
 expect_exit 2 "graph without prompts" -- "$FLOWCUT" graph "$EX/coffee.png" -o "$TMPD/none.max"
 expect_stderr "flowcut graph: needs IMAGE, --seeds \\(or --trimap, --clicks, --box\\) and -o FILE.max" "graph without prompts"
 finish
