@@ -198,12 +198,12 @@ static void run_sample_pass(sample_pass base, int32_t count, int threads)
 }
 
 /* The samples' distinct colours, in order of first appearance: u (3
- * doubles each) and, per sample, the index of its colour. A pass of
- * k-means or an E-step gives every sample of one colour the same result,
- * so it runs once a colour (strokes on photos repeat many colours), while
- * the sums over samples still add every sample's term in sample order:
- * the models are those of a pass over every sample, bit for bit. */
-static int distinct_colours(const double *s, int32_t count, double **u_out, int32_t *nu_out, int32_t **of_out)
+ * doubles each) and how many samples have each (w). A pass of k-means or
+ * an E-step gives every sample of one colour the same result, and so does
+ * its share of the sums: both run once a colour, the sums weighted by the
+ * count (strokes on photos repeat many colours; grey photos have 256). The
+ * order is the samples', so the models do not depend on the threads. */
+static int distinct_colours(const double *s, int32_t count, double **u_out, int32_t *nu_out, double **w_out)
 {
     size_t slots = 1024;
     int bits = 10;
@@ -211,11 +211,11 @@ static int distinct_colours(const double *s, int32_t count, double **u_out, int3
         slots *= 2;
         bits++;
     }
-    int32_t *slot = mf_alloc_big(sizeof(int32_t) * slots), *of = mf_alloc_big(sizeof(int32_t) * (size_t)count);
-    double *u = mf_alloc_big(sizeof(double) * 3 * (size_t)count);
-    if (!slot || !of || !u) {
+    int32_t *slot = mf_alloc_big(sizeof(int32_t) * slots);
+    double *u = mf_alloc_big(sizeof(double) * 3 * (size_t)count), *w = mf_alloc_big(sizeof(double) * (size_t)count);
+    if (!slot || !w || !u) {
         mf_free_big(slot);
-        mf_free_big(of);
+        mf_free_big(w);
         mf_free_big(u);
         return GB_ERR_NOMEM;
     }
@@ -232,14 +232,14 @@ static int distinct_colours(const double *s, int32_t count, double **u_out, int3
         if (slot[h] < 0) {
             slot[h] = nu;
             memcpy(&u[3 * nu], x, 3 * sizeof *x);
-            nu++;
+            w[nu++] = 0;
         }
-        of[i] = slot[h];
+        w[slot[h]] += 1;
     }
     mf_free_big(slot);
     *u_out = u;
     *nu_out = nu;
-    *of_out = of;
+    *w_out = w;
     return GB_OK;
 }
 
@@ -251,9 +251,9 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
     if (count < k)
         k = count;
     *k_out = k;
-    double *u = NULL;
-    int32_t nu = 0, *of = NULL;
-    int rc = distinct_colours(s, count, &u, &nu, &of);
+    double *u = NULL, *w = NULL;
+    int32_t nu = 0;
+    int rc = distinct_colours(s, count, &u, &nu, &w);
     if (rc)
         return rc;
     int32_t *assign = mf_alloc_big(sizeof(int32_t) * (size_t)nu);
@@ -262,7 +262,7 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
         mf_free_big(assign);
         mf_free_big(resp);
         mf_free_big(u);
-        mf_free_big(of);
+        mf_free_big(w);
         return GB_ERR_NOMEM;
     }
     /* init: centres at luminance quantiles (the first sample nearest each
@@ -289,11 +289,11 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
         double n[MAX_K] = {0};
         run_sample_pass((sample_pass){.s = u, .k = k, .centre = (const double(*)[3])centre, .assign = assign}, nu,
                         threads);
-        for (int32_t i = 0; i < count; i++) {
-            int best = assign[of[i]];
-            n[best]++;
+        for (int32_t i = 0; i < nu; i++) {
+            int best = assign[i];
+            n[best] += w[i];
             for (int a = 0; a < 3; a++)
-                sum[best][a] += s[3 * i + a];
+                sum[best][a] += w[i] * u[3 * i + a];
         }
         for (int j = 0; j < k; j++)
             if (n[j] > 0)
@@ -307,15 +307,15 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
     for (int iter = 0; iter < em_passes; iter++) {
         int used = 0;
         gauss next[MAX_K];
-        /* a pass over the samples per component, its 13 sums in locals
+        /* a pass over the colours per component, its 13 sums in locals
          * (in arrays indexed by component each term was a load and a
-         * store); every sum adds its terms in sample order */
+         * store); every sum adds its terms in the colours' order */
         double n[MAX_K] = {0}, sum[MAX_K][3] = {{0}}, sq[MAX_K][9] = {{0}};
         for (int j = 0; j < k; j++) {
             double nj = 0, m[3] = {0, 0, 0}, q[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-            for (int32_t i = 0; i < count; i++) {
-                const double *x = &s[3 * i];
-                double r = resp[(size_t)of[i] * k + j];
+            for (int32_t i = 0; i < nu; i++) {
+                const double *x = &u[3 * i];
+                double r = resp[(size_t)i * k + j] * w[i];
                 if (r <= 0)
                     continue;
                 nj += r;
@@ -344,7 +344,7 @@ static int fit_gmm(const double *s, int32_t count, int k, gauss *comp, int *k_ou
     mf_free_big(assign);
     mf_free_big(resp);
     mf_free_big(u);
-    mf_free_big(of);
+    mf_free_big(w);
     return GB_OK;
 }
 
