@@ -16,7 +16,7 @@ static void usage(FILE *f)
             "  segment IMAGE --seeds SEEDS -o MASK   segment a photo from seeds, clicks (--clicks) or a box\n"
             "  batch IN_DIR -o OUT_DIR ...           segment whole folders\n"
             "  ui IMAGE [--seeds SEEDS]              click or paint in a local web page, the cut follows\n"
-            "  graph IMAGE --seeds SEEDS -o FILE.max write the segmentation network as DIMACS\n"
+            "  graph IMAGE --seeds SEEDS -o FILE.max write segment's network (same prompts) as DIMACS\n"
             "  maxflow FILE.max|-                    solve a DIMACS max-flow problem\n"
             "  generate FAMILY ...                   write a DIMACS instance of a classic family\n"
             "\n"
