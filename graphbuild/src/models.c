@@ -127,12 +127,12 @@ static void finish_component(gauss *g, double n, const double *sum, const double
     g->log_norm = log(g->weight) - 0.5 * log(det) - 1.5 * log(2 * M_PI);
 }
 
-/* The per-sample halves of k-means and EM (nearest centre; responsibilities)
- * on up to `threads` threads: each sample's result depends on that sample
- * alone, and the sums over samples stay on one thread in sample order, so
- * the models are the same bit for bit for any number of threads (a 12 Mpx
- * photo's strokes give hundreds of thousands of samples, and the E-steps
- * are most of the model stage). */
+/* The per-colour halves of k-means and EM (nearest centre; responsibilities)
+ * on up to `threads` threads: each colour's result depends on that colour
+ * alone, and the sums over colours stay on one thread in the colours'
+ * order, so the models are the same bit for bit for any number of threads
+ * (a 12 Mpx photo's strokes give hundreds of thousands of samples, and the
+ * E-steps are most of the model stage). */
 #define MIN_SAMPLES_PER_THREAD 20000
 
 typedef struct sample_pass {

@@ -91,18 +91,23 @@ int cmd_graph(int argc, char **argv)
     if (j.box_route && j.iteration < SEG_BOX_ITERATIONS)
         DISPLAYLEVEL(2, "flowcut graph: notice: a box on a photo under %d pixels a side: the network of "
                         "its first fit is written\n", SEG_BOX_COARSE_MIN_SIDE);
-    if (gb_to_arclist(&j.graph, cancelled, &list)) {
-        DISPLAYLEVEL(1, "flowcut: %s: out of memory\n", argv[optind]);
+    int rc = gb_to_arclist(&j.graph, cancelled, &list);
+    if (rc) {
+        DISPLAYLEVEL(1, "flowcut: %s: %s\n", argv[optind], gb_strerror(rc));
         goto done;
     }
-    const seg_result r = j.r;
+    /* the energy the network holds: a box's route has its own */
+    gb_params energy = o.graph;
+    if (j.box_route)
+        seg_box_params(&o.graph, &energy);
     char msg[768];
     char comment[512];
     snprintf(comment, sizeof comment,
-             "flowcut graph %s: %dx%d pixels, lambda %g, %d-connected\n"
+             "flowcut graph %s: %dx%d pixels, lambda %g, geodesic %g%s, %d-connected\n"
              "pixel (x,y) = y*%d + x + 1; source %d (foreground side), sink %d",
-             argv[optind], r.photo.width, r.photo.height, o.graph.lambda, o.graph.connectivity,
-             r.photo.width, list.source + 1, list.sink + 1);
+             argv[optind], j.r.photo.width, j.r.photo.height, energy.lambda, energy.geodesic,
+             j.box_route ? " (a box's route)" : "", energy.connectivity, j.r.photo.width, list.source + 1,
+             list.sink + 1);
     if (!strcmp(out, "-")) {
         if (mf_write_dimacs(stdout, &list, comment) || fflush(stdout)) {
             DISPLAYLEVEL(1, "flowcut: cannot write to standard output\n");

@@ -266,8 +266,9 @@ int seg_load(const char *image_path, const char *seed_path, const seg_options *o
     return 0;
 }
 
-/* seg_build, into g or, when grid is not NULL, into the grid form; the
- * models fitted on the way (gb_build_fitting). */
+/* Fits the models and builds the network of a loaded photo into g or,
+ * when grid is not NULL, into the grid form (gb_build_fitting); adds the
+ * model and build times to times when not NULL. */
 static int build_network(const seg_result *r, const uint8_t *labels, const uint8_t *model_labels,
                          const seg_options *o, mf_graph *g, mf_grid *grid, int32_t *cancelled, seg_times *times,
                          char *error, size_t error_size)
@@ -293,13 +294,6 @@ static int build_network(const seg_result *r, const uint8_t *labels, const uint8
         times->build += seg_now() - t0 - fit;
     }
     return 0;
-}
-
-int seg_build(const seg_result *r, const uint8_t *labels, const uint8_t *model_labels,
-              const seg_options *o, mf_graph *g, int32_t *cancelled, seg_times *times, char *error,
-              size_t error_size)
-{
-    return build_network(r, labels, model_labels, o, g, NULL, cancelled, times, error, error_size);
 }
 
 void seg_job_free(seg_job *j)

@@ -33,12 +33,6 @@ typedef struct seg_result {
 int seg_load(const char *image_path, const char *seed_path, const seg_options *o, seg_result *r,
              uint8_t **labels);
 
-/* Fits the models and builds the network of a loaded photo; adds the
- * model and build times to times when not NULL. */
-int seg_build(const seg_result *r, const uint8_t *labels, const uint8_t *model_labels,
-              const seg_options *o, mf_graph *g, int32_t *cancelled, seg_times *times, char *error,
-              size_t error_size);
-
 /* A box is re-fitted this many times at least (GrabCut's loop): the first
  * guess, the box's middle as the foreground's sample, is poor. */
 #define SEG_BOX_ITERATIONS 3
@@ -103,14 +97,12 @@ typedef struct seg_job {
                     * prior, GrabCut-style re-fits (seg_model_labels) */
     int32_t *cancelled; /* the caller's, a pixel each, or NULL: receives each
                          * built network's pre-cancelled terminal capacities
-                         * (gb_build's), as gb_to_arclist reads them */
+                         * (gb_build_fitting's), as gb_to_arclist reads them;
+                         * set it between seg_job_load and seg_job_begin (a
+                         * job begun on a photo in memory starts zeroed) */
 } seg_job;
 
 int seg_job_start(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o);
-/* seg_job_start in two: the photo and seeds decoded (j zeroed first), then
- * seg_job_begin(j, image_path, &j->r.photo, j->labels, o) fits and builds;
- * between them the caller may set j->cancelled. */
-int seg_job_load(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o);
 /* The same, its networks built in grid form (gb_build_grid) for
  * seg_jobs_solve_gpu, which expands them on the device: the CPU writes a
  * fifth of the bytes. Any other solve expands them on the host first.
@@ -119,6 +111,10 @@ int seg_job_start_grid(seg_job *j, const char *image_path, const char *seed_path
 /* The same on a photo and labels already in memory: the job takes both
  * (photo->data and labels are freed with it); name is used in messages. */
 int seg_job_begin(seg_job *j, const char *name, img_image *photo, uint8_t *labels, const seg_options *o);
+/* seg_job_start in two: the photo and seeds decoded (j zeroed first), then
+ * seg_job_begin(j, image_path, &j->r.photo, j->labels, o) fits and builds;
+ * between them the caller may set j->cancelled. */
+int seg_job_load(seg_job *j, const char *image_path, const char *seed_path, const seg_options *o);
 int seg_job_solve(seg_job *j, const seg_options *o, mf_gpu_solver *solver);
 /* Solves k jobs' networks in one GPU launch (mf_gpu_solve_many); each
  * alone when that fails (seg_job_solve completes networks built without

@@ -137,7 +137,7 @@ same_pixels "$TMPD/masks/b.png" "$TMPD/b-want.png" "batch seeds and prompts equa
 [ ! -e "$TMPD/masks/c.png" ] && pass || fail "a bad prompt file still wrote a mask"
 # graph: the network segment solves for clicks with --previous and for a
 # box; maxflow's value is segment's flow and its cut segment's mask
-# (coffee.png is 640 pixels wide: pixel ids up to 640 x 375)
+# (coffee.png is 600x400: pixel ids up to 240000)
 graph_equals_segment() { # NAME ARGS...
     local name=$1
     shift
@@ -154,6 +154,11 @@ graph_equals_segment() { # NAME ARGS...
 graph_equals_segment clicks --clicks "300,150 -280,98" --previous "$TMPD/one.png"
 graph_equals_segment box --box 70,10,415,380
 graph_equals_segment box-click --box 70,10,415,380 --clicks 300,150
+# a box on a photo too small for the route's half-size cuts: its first fit, said
+python3 "$HERE/png_tool.py" crop "$EX/coffee.png" 0 0 120 100 "$TMPD/tiny.png"
+expect_exit 0 "graph of a box on a small photo" -- "$FLOWCUT" graph "$TMPD/tiny.png" --box 20,10,80,80 -o "$TMPD/t.max" -f
+expect_stderr "notice: a box on a photo under 128 pixels a side" "graph's small-box notice"
+grep -q "^c .*lambda 20, geodesic 0 (a box's route)" "$TMPD/t.max" && pass || fail "graph --box: the comment's energy"
 # a notice (--iterations) on stderr, and none with -q
 expect_exit 0 "graph --iterations" -- "$FLOWCUT" graph "$EX/coffee.png" --clicks 300,150 --iterations 1 -o "$TMPD/n.max" -f
 expect_stderr "notice: --iterations ignored" "graph's notice"
