@@ -5,7 +5,7 @@ saves, and checks the saved mask against the server's and a replay through
 `flowcut segment`. Then, on a session without seeds, click mode: a click on
 the object gives a mask, a Shift-click and a right-click add background
 clicks, a drag draws a box, a tiny drag is a click, undo takes a prompt
-back. Prints the stroke-to-overlay and click-to-mask times measured in the
+back, and a cut slowed on purpose says "Cutting…" until its answer. Prints the stroke-to-overlay and click-to-mask times measured in the
 page. Skips (exit 77) with a clear message where Chromium cannot start.
 
     test_ui_browser.py FLOWCUT [SCREENSHOT_DIR] [PHOTO SEEDS]"""
@@ -324,11 +324,24 @@ def clicks(flowcut, chromium, driver, photo, tmp, shots, fails):
         wd.click("#b-undo")
         if not settle(4) or wd.js("return window.flowcut.prompts()")[3][0] != "box":
             fails.append("clicks: undo did not take the click back: %r" % wd.js("return window.flowcut.prompts()"))
+        parts = wd.js("return window.flowcut.clickParts")  # the real cuts' times, for the report below
+        # a cut that takes a while says so on the status line, then gives its answer
+        wd.js("window.realFetch = window.fetch; window.fetch = (...a) => "
+              "new Promise((ok) => setTimeout(ok, 1000)).then(() => window.realFetch(...a));")
+        wd.drag([at(0.45, 0.55)])
+        if not wait_for(lambda: "Cutting" in wd.js("return document.getElementById('status').textContent"), 3, 0.02):
+            fails.append("clicks: a slow cut did not say so: %r" % wd.js("return document.getElementById('status').textContent"))
+        if not settle(5) or "Cutting" in wd.js("return document.getElementById('status').textContent"):
+            fails.append("clicks: the slow cut's answer did not replace the notice: %r" %
+                         wd.js("return document.getElementById('status').textContent"))
+        wd.js("window.fetch = window.realFetch;")
+        wd.click("#b-undo")
+        if not settle(4):
+            fails.append("clicks: undo after the slow cut: %r" % wd.js("return window.flowcut.prompts()"))
         # B goes back to the brush
         wd.key("b")
         if wd.js("return window.flowcut.tool()") != "brush" or wd.js("return window.flowcut.label()") != 2:
             fails.append("B did not go back to the background brush")
-        parts = wd.js("return window.flowcut.clickParts")
         print("click (or box) to mask on screen in the browser, %dx%d, %s: first %.1f ms (cold), then" %
               (w, h, st["engine"], first))
         for p in parts[1:]:
