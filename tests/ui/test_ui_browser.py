@@ -5,8 +5,9 @@ saves, and checks the saved mask against the server's and a replay through
 `flowcut segment`. Then, on a session without seeds, click mode: a click on
 the object gives a mask, a Shift-click and a right-click add background
 clicks, a drag draws a box, a tiny drag is a click, undo takes a prompt
-back, and a cut slowed on purpose says "Cutting…" until its answer. Prints the stroke-to-overlay and click-to-mask times measured in the
-page. Skips (exit 77) with a clear message where Chromium cannot start.
+back, and a cut slowed on purpose says "Cutting…" until its answer.
+Prints the stroke-to-overlay and click-to-mask times measured in the page.
+Skips (exit 77) with a clear message where Chromium cannot start.
 
     test_ui_browser.py FLOWCUT [SCREENSHOT_DIR] [PHOTO SEEDS]"""
 import base64
