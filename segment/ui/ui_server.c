@@ -9,12 +9,16 @@
  *                      the models as they are (only the stroked pixels change)
  *   POST /api/click    "X Y LABEL": a click as `flowcut segment --clicks` paints it
  *                      (LABEL 1 foreground, 2 background), re-cut as a stroke is;
- *                      the state lists it as [X, Y, LABEL, RADIUS] (its disc)
+ *                      the state lists it as [X, Y, LABEL, RADIUS] (its disc).
+ *                      On a photo of SEG_PREVIEW_MIN_PIXELS or more the answer is
+ *                      a preview (state "preview": seg_session_preview) and the
+ *                      cut waits for the next POST, which makes it first
  *   POST /api/box      "X Y W H": everything outside the rectangle is background
- *                      (`flowcut segment --box`), re-cut as a stroke is
- *   POST /api/refine   re-fit the models on the seeds and re-cut: the mask of
- *                      `flowcut segment` (the page asks after each edit whose
- *                      state says "refine": seg_session_refine_pending)
+ *                      (`flowcut segment --box`), answered as a click is
+ *   POST /api/refine   the cut a preview put off, else re-fit the models on the
+ *                      seeds and re-cut: the mask of `flowcut segment` (the page
+ *                      asks after each edit whose state says "refine": a preview,
+ *                      or seg_session_refine_pending)
  *   POST /api/undo, /api/redo, /api/lambda "VALUE", /api/save "mask [cutout] [seeds]"
  *                      (save refines first)
  * Every request carries the token (query ?token= or header X-Flowcut-Token);
@@ -95,6 +99,13 @@ struct ui_app {
     int64_t step;
     ui_prompt *prompts; /* oldest first, at most PROMPTS_SHOWN */
     int nprompts;
+    /* On a large photo a click or a box is answered with a preview
+     * (seg_session_preview) and its cut waits for the next request: the
+     * page shows the preview, then asks for the cut (refine). Every POST
+     * first makes the waiting cut, so the session goes through the same
+     * cuts as without previews, one request later. */
+    uint8_t *preview; /* width * height bytes while previewing */
+    int previewing;
 };
 
 /* a reply pointing at constant or app-owned bytes */
@@ -149,14 +160,16 @@ static void state_json(ui_app *s, ui_reply *r)
              "{\"width\": %d, \"height\": %d, \"lambda\": %g, \"version\": %lld, \"can_undo\": %s, "
              "\"can_redo\": %s, \"have_mask\": %s, \"message\": \"%s\", \"foreground\": %lld, \"flow\": %lld, "
              "\"warm\": %s, \"engine\": \"%s\", \"seconds\": %.6f, \"solve_seconds\": %.6f, "
-             "\"changed_pixels\": %lld, \"refine\": %s, \"click_radius\": %d, \"prompts\": [",
+             "\"changed_pixels\": %lld, \"refine\": %s, \"preview\": %s, \"click_radius\": %d, \"prompts\": [",
              seg_session_width(s->cfg.session), seg_session_height(s->cfg.session),
              seg_session_lambda(s->cfg.session), (long long)s->version,
              seg_session_can_undo(s->cfg.session) ? "true" : "false",
              seg_session_can_redo(s->cfg.session) ? "true" : "false", s->have_cut ? "true" : "false", msg,
              (long long)st->foreground, (long long)st->flow, st->warm ? "true" : "false",
              st->engine == MF_ENGINE_GPU ? "gpu" : "cpu", st->total_seconds, st->solve_seconds,
-             (long long)st->changed_pixels, seg_session_refine_pending(s->cfg.session) ? "true" : "false",
+             (long long)st->changed_pixels,
+             s->previewing || seg_session_refine_pending(s->cfg.session) ? "true" : "false",
+             s->previewing ? "true" : "false",
              seg_prompts_radius(seg_session_width(s->cfg.session), seg_session_height(s->cfg.session)));
     /* [x, y, label, radius] for a click, ["box", x, y, w, h] for a box,
      * oldest first */
@@ -184,6 +197,7 @@ static void state_json(ui_app *s, ui_reply *r)
 static void recut_with(ui_app *s, int refit)
 {
     seg_error err = {0};
+    s->previewing = 0;
     seg_session_set_refit(s->cfg.session, refit);
     int rc = seg_session_cut(s->cfg.session, &s->last, &err);
     s->version++;
@@ -205,6 +219,36 @@ static void recut_with(ui_app *s, int refit)
 static void recut(ui_app *s) { recut_with(s, 1); }
 
 static void quick_recut(ui_app *s) { recut_with(s, 0); }
+
+/* A click's or a box's answer: a preview where it pays, else the cut. */
+static void answer_edit(ui_app *s)
+{
+    seg_session *ss = s->cfg.session;
+    if (!seg_session_preview_pays(ss))
+        return quick_recut(s);
+    if (!s->preview && !(s->preview = malloc((size_t)seg_session_width(ss) * seg_session_height(ss))))
+        return quick_recut(s);
+    seg_cut_stats st;
+    seg_error err = {0};
+    if (seg_session_preview(ss, s->preview, &st, &err) != SEG_OK)
+        return quick_recut(s); /* no seed yet, or out of memory: the cut says why */
+    s->previewing = 1;
+    s->have_cut = 1;
+    s->last = st;
+    s->message[0] = 0;
+    s->version++;
+    if (!s->cfg.quiet)
+        fprintf(stderr, "flowcut ui: cut %lld: preview %.1f ms\n", (long long)s->version, 1000 * st.total_seconds);
+}
+
+/* The cut a preview put off, before any other change; 1 when it ran. */
+static int settle(ui_app *s)
+{
+    if (!s->previewing)
+        return 0;
+    quick_recut(s);
+    return 1;
+}
 
 /* Closes the request's edit as one undo step; kind 0 (a stroke) or a
  * prompt to list. The steps above the current one (the redo branch) end
@@ -268,7 +312,7 @@ static const char *click(ui_app *s, const char *body)
     if (r < 0)
         return "click: cannot paint";
     commit_step(s, (uint8_t)v[2], (int32_t)v[0], (int32_t)v[1], r, 0);
-    quick_recut(s);
+    answer_edit(s);
     return NULL;
 }
 
@@ -289,7 +333,7 @@ static const char *box(ui_app *s, const char *body)
     if (seg_session_box(s->cfg.session, (int32_t)v[0], (int32_t)v[1], (int32_t)v[2], (int32_t)v[3]))
         return "box: cannot paint";
     commit_step(s, BOX_KIND, (int32_t)v[0], (int32_t)v[1], (int32_t)v[2], (int32_t)v[3]);
-    quick_recut(s);
+    answer_edit(s);
     return NULL;
 }
 
@@ -452,7 +496,7 @@ static void mask_bits(ui_app *s, ui_reply *r)
     uint8_t *bits = calloc(size, 1);
     if (!bits)
         return text(r, 500, "out of memory");
-    const uint8_t *m = seg_session_mask(s->cfg.session);
+    const uint8_t *m = s->previewing ? s->preview : seg_session_mask(s->cfg.session);
     /* eight pixels a byte (the mask holds 0 or 255) */
     int64_t full = npx / 8;
     for (int64_t j = 0; j < full; j++) {
@@ -540,6 +584,7 @@ void ui_app_handle(ui_app *s, const char *method, const char *url, const char *t
     copy[body_size] = 0;
     const char *bad = NULL;
     unsigned status = 400;
+    const int settled = settle(s);
     switch (is_post) {
     case 0: bad = stroke(s, copy, &status); break;
     case 1: bad = undo_redo(s, 0); break;
@@ -547,7 +592,7 @@ void ui_app_handle(ui_app *s, const char *method, const char *url, const char *t
     case 3: bad = lambda(s, copy); break;
     case 4: save(s, copy, r); free(copy); return;
     case 5:
-        if (seg_session_refine_pending(s->cfg.session))
+        if (!settled && seg_session_refine_pending(s->cfg.session))
             recut(s);
         break;
     case 6: bad = click(s, copy); break;
@@ -627,6 +672,7 @@ void ui_app_close(ui_app *s)
         return;
     free(s->photo_png);
     free(s->prompts);
+    free(s->preview);
     free(s);
 }
 

@@ -5,7 +5,8 @@ saves, and checks the saved mask against the server's and a replay through
 `flowcut segment`. Then, on a session without seeds, click mode: a click on
 the object gives a mask, a Shift-click and a right-click add background
 clicks, a drag draws a box, a tiny drag is a click, undo takes a prompt
-back, and a cut slowed on purpose says "Cutting…" until its answer.
+back, and a cut slowed on purpose says "Cutting…" until its answer. On a
+1.5 Mpx photo a click shows its preview, then the exact mask.
 Prints the stroke-to-overlay and click-to-mask times measured in the page.
 Skips (exit 77) with a clear message where Chromium cannot start.
 
@@ -22,7 +23,7 @@ import tempfile
 import time
 import urllib.request
 
-from uitest import Server, mask_png_bits, wait_for
+from uitest import Server, big_photo, mask_png_bits, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EX = os.path.join(HERE, "..", "..", "examples")
@@ -215,6 +216,7 @@ def main():
             wd.quit()
             srv.stop(signal.SIGINT)
         clicks(flowcut, chromium, driver, photo, tmp, shots, fails)
+        previews(flowcut, chromium, driver, tmp, shots, fails)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for f in fails:
@@ -343,11 +345,51 @@ def clicks(flowcut, chromium, driver, photo, tmp, shots, fails):
         wd.key("b")
         if wd.js("return window.flowcut.tool()") != "brush" or wd.js("return window.flowcut.label()") != 2:
             fails.append("B did not go back to the background brush")
-        print("click (or box) to mask on screen in the browser, %dx%d, %s: first %.1f ms (cold), then" %
-              (w, h, st["engine"], first))
+        exact = wd.js("return window.flowcut.exactMs")
+        print("click (or box) to mask on screen in the browser, %dx%d, %s: first %.1f ms (%s), then" %
+              (w, h, st["engine"], first, "a preview" if parts and parts[0]["preview"] else "cold"))
         for p in parts[1:]:
-            print("  %6.0f ms = server cut %.0f + request %.0f + mask transfer and drawing %.0f" %
-                  (p["total"], p["cut"], p["request"], p["draw"]))
+            print("  %6.0f ms = server %s %.0f + request %.0f + mask transfer and drawing %.0f" %
+                  (p["total"], "preview" if p["preview"] else "cut", p["cut"], p["request"], p["draw"]))
+        if exact:
+            print("  the exact masks after the previews, from the edit: %s ms" % ", ".join("%.0f" % e for e in exact))
+    finally:
+        wd.quit()
+        srv.stop(signal.SIGINT)
+
+
+def previews(flowcut, chromium, driver, tmp, shots, fails):
+    """A 1.5 Mpx photo: a click's answer is a preview, then the exact mask."""
+    big = os.path.join(tmp, "big.png")
+    w, h = big_photo(big, EX)
+    srv = Server(flowcut, big, "-q", "--engine", "cpu")
+    wd = WebDriver(driver, chromium, os.path.join(tmp, "profile3"))
+    try:
+        wd.s("POST", "/url", {"url": srv.url})
+        if not wait_for(lambda: wd.js("return !!(window.flowcut && window.flowcut.ready)"), 60):
+            fails.append("previews: the page never became ready")
+            return
+        wd.key("c")
+        wd.drag([wd.js("return window.flowcut.toClient(arguments[0], arguments[1])", w * 0.5, h * 0.5)])
+        if not wait_for(lambda: wd.js("return window.flowcut.exactMs.length") > 0
+                        and wd.js("return window.flowcut.refined"), 120):
+            fails.append("previews: no exact mask after the click: %r" %
+                         wd.js("return document.getElementById('status').textContent"))
+            return
+        parts = wd.js("return window.flowcut.clickParts")
+        if not parts or not parts[0]["preview"]:
+            fails.append("previews: the click's first answer was not a preview: %r" % parts)
+        text = wd.js("return document.getElementById('status').textContent")
+        if "preview" in text or "refining" in text:
+            fails.append("previews: the status line still speaks of the preview: %r" % text)
+        _, bits = srv.request("GET", "/api/mask")
+        page = wd.js("return Array.from(window.flowcut.maskBytes())")
+        if bytes(page) != bits:
+            fails.append("previews: the page's mask is not the server's exact one")
+        if shots:
+            wd.screenshot(os.path.join(shots, "ui-preview.png"))
+        print("a click on %dx%d: its preview on screen %.0f ms (server %.0f), the exact mask %.0f ms" %
+              (w, h, parts[0]["total"], parts[0]["cut"], wd.js("return window.flowcut.exactMs[0]")))
     finally:
         wd.quit()
         srv.stop(signal.SIGINT)

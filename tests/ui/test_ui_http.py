@@ -1,5 +1,6 @@
 """HTTP tests of `flowcut ui`: the token, limits, bad requests (4xx while the
-server keeps running), strokes/undo/redo/lambda, clicks and boxes, atomic
+server keeps running), strokes/undo/redo/lambda, clicks and boxes (on a
+large photo answered with a preview first), atomic
 saves whose seeds (after a click, with the mask it corrects) replay through
 `flowcut segment` to the identical mask, a
 clear error when the port is taken, a clean stop on Ctrl-C.
@@ -17,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from uitest import Server, mask_png_bits, png_tool
+from uitest import Server, big_photo, mask_png_bits, png_tool
 
 FLOWCUT = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -93,6 +94,7 @@ def main():
         finally:
             s3.stop(signal.SIGTERM)
         hosts(photo)
+        previews(tmp)
     finally:
         shutil.rmtree(tmp)
     print("%d failures" % len(FAILS))
@@ -344,6 +346,62 @@ def prompts(s, tmp, photo):
     check(r.returncode == 0 and mask_png_bits(replay) == bits, "replayed clicks differ: %s" % r.stderr)
     for f in (stem + ".seeds.png", stem + ".mask.png", stem + ".previous.png"):
         os.remove(f)
+
+
+def previews(tmp):
+    """A photo of a megapixel or more: a click or a box is answered with a
+    preview at once and its cut waits for the next request, which makes it
+    first, so the session goes through the same cuts as without previews."""
+    big = os.path.join(tmp, "big.png")
+    W, H = big_photo(big, EX)
+
+    def segment(*args):
+        out = os.path.join(tmp, "big-mask.png")
+        r = subprocess.run([FLOWCUT, "segment", big, "-o", out, "-f", "--engine", "cpu"] + list(args),
+                           capture_output=True, text=True)
+        return mask_png_bits(out) if r.returncode == 0 else r.stderr
+
+    fg, bg = b"750 500 1", b"50 50 2"
+    a = Server(FLOWCUT, big, "--engine", "cpu", "-q")
+    try:
+        st, body = a.request("POST", "/api/click", fg)
+        js = json.loads(body)
+        check(st == 200 and js["preview"] and js["refine"] and js["have_mask"] and js["foreground"] > 0,
+              "a click's preview: %r" % js)
+        pm = a.request("GET", "/api/mask")[1]
+        check(bit(pm, 750, 500, W) == 1, "the clicked pixel is not foreground in the preview")
+        js, m1 = settled(a)
+        check(not js["preview"] and not js["refine"] and m1 == segment("--clicks", "750,500"),
+              "the cut after a preview != segment --clicks 750,500: %r" % js)
+        differ = sum(bin(x ^ y).count("1") for x, y in zip(pm, m1))
+        check(differ < W * H // 10, "the preview differs from the cut in %d pixels" % differ)  # an empty or full one: 40%, 60%
+        a.request("POST", "/api/click", bg)
+        js, a2 = settled(a)
+    finally:
+        a.stop(signal.SIGTERM)
+    b = Server(FLOWCUT, big, "--engine", "cpu", "-q")
+    try:
+        b.request("POST", "/api/click", fg)
+        st, body = b.request("POST", "/api/click", bg)  # before the first one's cut: this request makes it
+        check(st == 200 and json.loads(body)["preview"], "the second click's preview: %d %r" % (st, body))
+        js, b2 = settled(b)
+        check(b2 == a2, "two clicks without a refine between them != with one")
+        stem = os.path.splitext(big)[0]
+        st, body = b.request("POST", "/api/save", b"seeds")
+        saved = json.loads(body) if st == 200 else {}
+        check(b2 == segment("--seeds", stem + ".seeds.png", "--clicks", saved.get("click", "?"),
+                            "--previous", stem + ".previous.png"), "replayed clicks after previews differ: %r" % saved)
+        # a box, then undo while its preview stands: its cut first, then the undo
+        st, body = b.request("POST", "/api/box", b"25 12 1450 975")
+        js = json.loads(body)
+        check(st == 200 and js["preview"] and js["prompts"][-1] == ["box", 25, 12, 1450, 975], "a box's preview: %r" % js)
+        st, body = b.request("POST", "/api/undo", b"")
+        js = json.loads(body)
+        check(st == 200 and not js["preview"] and len(js["prompts"]) == 2, "undo of a previewed box: %r" % js)
+        js, b3 = settled(b)
+        check(b3 == b2, "undo of a previewed box did not give back the mask before it")
+    finally:
+        b.stop(signal.SIGTERM)
 
 
 def raw(port, data=b"", host="127.0.0.1"):

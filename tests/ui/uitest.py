@@ -60,6 +60,21 @@ def mask_png_bits(path):
     return bytes(bits)
 
 
+def big_photo(path, examples):
+    """The sample photo at 2.5 times its size (1500 x 1000, nearest
+    neighbour): a photo large enough for the page's previews. Returns
+    (width, height)."""
+    w, h, ch, px = png_tool.read(os.path.join(examples, "coffee.png"))
+    W, H = w * 5 // 2, h * 5 // 2
+    cols = [x * 2 // 5 * ch for x in range(W)]
+    rows = []
+    for y in range(H):
+        src = px[(y * 2 // 5) * w * ch:(y * 2 // 5 + 1) * w * ch]
+        rows.append(bytes(src[c + k] for c in cols for k in range(ch)))
+    png_tool.write(path, W, H, ch, b"".join(rows))
+    return W, H
+
+
 def wait_for(pred, timeout=30.0, step=0.05):
     end = time.time() + timeout
     while time.time() < end:

@@ -1,0 +1,146 @@
+/* A session's preview: the next cut's answer on the photo shrunk to about
+ * SEG_PREVIEW_PIXELS, for a large photo whose exact cut takes a fraction
+ * of a second or more (a click or a box re-fits the models and solves
+ * cold). The page shows it at once and the exact mask when it comes. It
+ * is `flowcut segment` on the shrunk photo, seeds, box and previous
+ * answer, on the CPU; it changes nothing in the session. */
+#include "session_internal.h"
+
+#include "flowcut/images.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The side of the square blocks the photo is shrunk by: the smallest
+ * whole factor that brings it to SEG_PREVIEW_PIXELS or fewer. */
+static int32_t preview_factor(const seg_session *s)
+{
+    int32_t f = 1;
+    while (((int64_t)s->width + f - 1) / f * (((int64_t)s->height + f - 1) / f) > SEG_PREVIEW_PIXELS)
+        f++;
+    return f;
+}
+
+int seg_session_preview_pays(const seg_session *s)
+{
+    return s && s->npx >= SEG_PREVIEW_MIN_PIXELS;
+}
+
+/* Block (bx, by) of side f, clipped to the photo: its first and last
+ * pixel rows and columns. */
+typedef struct block {
+    int32_t x0, y0, x1, y1;
+} block;
+
+static block block_at(const seg_session *s, int32_t f, int32_t bx, int32_t by)
+{
+    block b = {bx * f, by * f, bx * f + f, by * f + f};
+    if (b.x1 > s->width)
+        b.x1 = s->width;
+    if (b.y1 > s->height)
+        b.y1 = s->height;
+    return b;
+}
+
+/* The shrunk photo (each block's mean colour), seeds (a block takes the
+ * label more of its seeded pixels have; none on a tie, so a stroke or a
+ * click's disc smaller than a block still counts) and previous answer
+ * (foreground where at least half the block is). */
+static void shrink(const seg_session *s, int32_t f, int32_t cw, int32_t ch, const uint8_t *previous, uint8_t *rgb,
+                   uint8_t *labels, uint8_t *prev)
+{
+    for (int32_t by = 0; by < ch; by++)
+        for (int32_t bx = 0; bx < cw; bx++) {
+            const block b = block_at(s, f, bx, by);
+            uint32_t sum[3] = {0, 0, 0}, count[3] = {0, 0, 0}, fg = 0, n = 0;
+            for (int32_t y = b.y0; y < b.y1; y++)
+                for (int32_t x = b.x0; x < b.x1; x++) {
+                    const int64_t i = (int64_t)y * s->width + x;
+                    for (int c = 0; c < 3; c++)
+                        sum[c] += s->rgb[3 * i + c];
+                    count[s->labels[i] <= GB_BACKGROUND ? s->labels[i] : 0]++;
+                    fg += previous && previous[i];
+                    n++;
+                }
+            const int64_t k = (int64_t)by * cw + bx;
+            for (int c = 0; c < 3; c++)
+                rgb[3 * k + c] = (uint8_t)((sum[c] + n / 2) / n);
+            labels[k] = count[GB_FOREGROUND] > count[GB_BACKGROUND]   ? GB_FOREGROUND
+                        : count[GB_BACKGROUND] > count[GB_FOREGROUND] ? GB_BACKGROUND
+                                                                      : GB_UNMARKED;
+            if (prev)
+                prev[k] = 2 * fg >= n;
+        }
+}
+
+int seg_session_preview(const seg_session *s, uint8_t *mask, seg_cut_stats *st, seg_error *err)
+{
+    seg_cut_stats local;
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
+    if (!s || !mask)
+        return seg_fail(err, SEG_ERR_INVALID, "seg_session_preview: NULL session or mask");
+    const double t0 = seg_now();
+    const int32_t f = preview_factor(s), cw = (s->width + f - 1) / f, ch = (s->height + f - 1) / f;
+    const int64_t cpx = (int64_t)cw * ch;
+    seg_click click;
+    const uint8_t *previous = seg_session_get_previous(s, &click);
+    int32_t box[4];
+    const int has_box = seg_session_get_box(s, box);
+    uint8_t *rgb = malloc((size_t)cpx * 3), *labels = malloc((size_t)cpx), *small = malloc((size_t)cpx);
+    uint8_t *prev = previous ? malloc((size_t)cpx) : NULL;
+    seg_prompts *p = seg_prompts_new();
+    int rc = SEG_OK;
+    if (!rgb || !labels || !small || (previous && !prev) || !p) {
+        rc = seg_fail(err, SEG_ERR_NOMEM, "preview: out of memory for a %dx%d copy", cw, ch);
+        goto done;
+    }
+    shrink(s, f, cw, ch, previous, rgb, labels, prev);
+    seg_options o;
+    seg_options_default(&o);
+    o.graph = s->opt.graph;
+    o.solve = s->opt.solve;
+    o.solve.engine = MF_ENGINE_CPU; /* a GPU solve's start costs more than this whole cut */
+    o.prompts = p;
+    /* the click the previous answer's term centres on, its disc already
+     * among the seeds: on the shrunk photo its one pixel */
+    if (previous && !(rc = seg_prompts_add_click(p, click.x / f, click.y / f, click.label, err))) {
+        rc = seg_prompts_set_radius(p, 0, 1, err);
+        seg_options_set_previous(&o, prev, cw, ch);
+    }
+    if (!rc && has_box) {
+        const int32_t x0 = box[0] / f, y0 = box[1] / f, x1 = (box[0] + box[2] + f - 1) / f,
+                      y1 = (box[1] + box[3] + f - 1) / f;
+        rc = seg_prompts_set_box(p, x0, y0, x1 - x0, y1 - y0, err);
+    }
+    seg_info info;
+    if (!rc)
+        rc = seg_segment(rgb, cw, ch, labels, 1, &o, small, &info, err);
+    if (rc)
+        goto done;
+    /* each block's answer to its pixels */
+    for (int32_t y = 0; y < s->height; y++) {
+        const uint8_t *row = small + (int64_t)(y / f) * cw;
+        uint8_t *out = mask + (int64_t)y * s->width;
+        for (int32_t x = 0; x < s->width; x++) {
+            out[x] = row[x / f];
+            st->foreground += out[x] != 0;
+        }
+    }
+    st->flow = info.flow;
+    st->engine = MF_ENGINE_CPU;
+    st->model_seconds = info.model_seconds;
+    st->update_seconds = info.build_seconds;
+    st->solve_seconds = info.solve_seconds;
+    snprintf(st->device, sizeof st->device, "%s", info.device);
+done:
+    st->total_seconds = seg_now() - t0;
+    seg_prompts_free(p);
+    free(rgb);
+    free(labels);
+    free(small);
+    free(prev);
+    return rc;
+}
