@@ -1,9 +1,9 @@
-/* A session's preview: the next cut's answer on the photo shrunk to about
- * SEG_PREVIEW_PIXELS, for a large photo whose exact cut takes a fraction
- * of a second or more (a click or a box re-fits the models and solves
- * cold). The page shows it at once and the exact mask when it comes. It
- * is `flowcut segment` on the shrunk photo, seeds, box and previous
- * answer, on the CPU; it changes nothing in the session. */
+/* A session's preview: the next cut's answer on the photo shrunk to at
+ * most SEG_PREVIEW_PIXELS, for a large photo whose exact cut takes a
+ * fraction of a second or more (a click or a box re-fits the models and
+ * solves cold). The page shows it at once and the exact mask when it
+ * comes. It is `flowcut segment` on the shrunk photo, seeds, box and
+ * previous answer, on the CPU; it changes nothing in the session. */
 #include "session_internal.h"
 
 #include "flowcut/images.h"
@@ -101,6 +101,9 @@ int seg_session_preview(const seg_session *s, uint8_t *mask, seg_cut_stats *st, 
     seg_options o;
     seg_options_default(&o);
     o.graph = s->opt.graph;
+    /* a block stands for f * f pixels and f pixels of boundary: the shrunk
+     * photo's energy is the photo's over f with n-links of weight lambda / f */
+    o.graph.lambda /= f;
     o.solve = s->opt.solve;
     o.solve.engine = MF_ENGINE_CPU; /* a GPU solve's start costs more than this whole cut */
     o.prompts = p;

@@ -435,17 +435,19 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err);
 /* A preview of the next cut on a large photo, whose exact cut after a
  * click or a box takes a fraction of a second or more (every pixel's
  * terminals change and the solve is cold): `flowcut segment` on the photo
- * shrunk by a whole factor to at most SEG_PREVIEW_PIXELS (each block its
- * mean colour; the seeds, the box and the previous answer shrunk with it),
- * on the CPU, each block's answer written to its pixels of mask (width *
- * height bytes, 255 foreground). It changes nothing in the session: show
- * it, then cut. st (may be NULL) gets its times and the mask's pixel
- * count. SEG_ERR_NEED_SEEDS as seg_session_cut. */
+ * shrunk by the smallest whole factor f that leaves at most
+ * SEG_PREVIEW_PIXELS (each block its mean colour; the seeds, the box and
+ * the previous answer shrunk with it; lambda / f, as a block stands for f
+ * * f pixels and f pixels of boundary), on the CPU, each block's answer
+ * written to its pixels of mask (width * height bytes, 255 foreground).
+ * It changes nothing in the session: show it, then cut. st (may be NULL)
+ * gets its times and the mask's pixel count. SEG_ERR_NEED_SEEDS as
+ * seg_session_cut. */
 int seg_session_preview(const seg_session *s, uint8_t *mask, seg_cut_stats *st, seg_error *err);
-#define SEG_PREVIEW_PIXELS 250000
+#define SEG_PREVIEW_PIXELS 150000
 /* 1 when the photo has at least SEG_PREVIEW_MIN_PIXELS, where a preview
  * comes several times sooner than the exact cut (2 cores: a click's cut
- * takes 0.2 s at 1 Mpx; on a GPU 0.1 s). */
+ * takes 0.2-0.7 s at 1-3 Mpx, its preview 0.03-0.05 s). */
 int seg_session_preview_pays(const seg_session *s);
 #define SEG_PREVIEW_MIN_PIXELS 1000000
 
