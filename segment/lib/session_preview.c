@@ -101,22 +101,27 @@ int seg_session_preview(const seg_session *s, uint8_t *mask, seg_cut_stats *st, 
     seg_options o;
     seg_options_default(&o);
     o.graph = s->opt.graph;
-    /* a block stands for f * f pixels and f pixels of boundary: the shrunk
-     * photo's energy is the photo's over f with n-links of weight lambda / f */
+    /* a block stands for f * f pixels and f pixels of boundary, so the
+     * photo's energy of a blocky mask is f * f times the shrunk photo's
+     * with n-links of weight lambda / f */
     o.graph.lambda /= f;
     o.solve = s->opt.solve;
     o.solve.engine = MF_ENGINE_CPU; /* a GPU solve's start costs more than this whole cut */
     o.prompts = p;
     /* the click the previous answer's term centres on, its disc already
-     * among the seeds: on the shrunk photo its one pixel */
+     * among the seeds: on the shrunk photo the least disc (radius 1, a
+     * plus of five blocks) */
     if (previous && !(rc = seg_prompts_add_click(p, click.x / f, click.y / f, click.label, err))) {
         rc = seg_prompts_set_radius(p, 0, 1, err);
         seg_options_set_previous(&o, prev, cw, ch);
     }
     if (!rc && has_box) {
-        const int32_t x0 = box[0] / f, y0 = box[1] / f, x1 = (box[0] + box[2] + f - 1) / f,
-                      y1 = (box[1] + box[3] + f - 1) / f;
-        rc = seg_prompts_set_box(p, x0, y0, x1 - x0, y1 - y0, err);
+        /* the blocks the box touches (a library caller's box may reach far
+         * past the photo: seg_session_box checks its corner alone) */
+        const int64_t x0 = box[0] / f, y0 = box[1] / f, x1 = ((int64_t)box[0] + box[2] + f - 1) / f,
+                      y1 = ((int64_t)box[1] + box[3] + f - 1) / f;
+        rc = seg_prompts_set_box(p, (int32_t)x0, (int32_t)y0, (int32_t)((x1 < cw ? x1 : cw) - x0),
+                                 (int32_t)((y1 < ch ? y1 : ch) - y0), err);
     }
     seg_info info;
     if (!rc)

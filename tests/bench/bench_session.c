@@ -24,6 +24,8 @@
  * and a fresh seg_segment of the same clicks and previous answer ("fresh");
  * --keep sets the previous answer's weight (0: none, the clicks alone);
  * "until refined" is a click's quick cut plus the refined one, if any;
+ * "preview" (photos of SEG_PREVIEW_MIN_PIXELS or more) the page's preview
+ * before the cut (seg_session_preview) and the median IoU of it with the cut;
  * "re-fit" the quick cut's re-fit of the models (a final click cut's; none
  * for a quick one), apart from its "model" column (the prior and terminals).
  * --final-clicks none|cpu|gpu|all: the engines whose click cuts are final
@@ -213,9 +215,10 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
     if (clicks_keep >= 0)
         o.graph.keep = clicks_keep;
     double quick[100], qsolve[100], qupdate[100], qmodel[100], refined[100], edit[100], first = 0, one[100];
+    double look[100], look_iou[100], first_look = 0; /* the page's preview before each cut, on large photos */
     int k = 0, ok = 1;
     const size_t npx = (size_t)w * h;
-    uint8_t *prev = malloc(npx);
+    uint8_t *prev = malloc(npx), *pm = malloc(npx);
     for (int rep = 0; rep < repeats; rep++) {
         seg_session *ss = NULL;
         seg_error err = {0};
@@ -229,6 +232,13 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
             memcpy(prev, seg_session_mask(ss), npx);
             const int32_t radius = seg_session_click_disc(ss, x, y, label, 0);
             seg_prompts_add_click(p, x, y, label, &err); /* its disc from prev, as the session chose it */
+            const int previews = seg_session_preview_pays(ss);
+            double t_look = bench_now();
+            if (previews && seg_session_preview(ss, pm, NULL, &err)) {
+                fprintf(stderr, "%s\n", err.message);
+                return 1;
+            }
+            t_look = bench_now() - t_look;
             seg_session_set_refit(ss, 0);
             if (seg_session_cut(ss, &st, &err)) {
                 fprintf(stderr, "%s\n", err.message);
@@ -249,8 +259,21 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
                 fprintf(stderr, "%s\n", err.message);
                 return 1;
             }
-            if (!c)
+            if (!c) {
+                first_look += previews ? t_look / repeats : 0;
                 continue;
+            }
+            look[k] = previews ? t_look : 0;
+            look_iou[k] = 0;
+            if (previews) {
+                int64_t in = 0, un = 0;
+                const uint8_t *m = seg_session_mask(ss);
+                for (size_t i = 0; i < npx; i++) {
+                    in += pm[i] && m[i];
+                    un += pm[i] || m[i];
+                }
+                look_iou[k] = un ? (double)in / (double)un : 1;
+            }
             refined[k] = pending ? st.total_seconds : 0;
             edit[k] = quick[k] + refined[k];
             one[k] = 0;
@@ -276,11 +299,16 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
         seg_session_close(ss);
     }
     free(prev);
-    printf("%-6s %-6s %-7s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.1fx %s (until refined %.4f; re-fit %.4f)\n",
+    free(pm);
+    printf("%-6s %-6s %-7s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.1fx %s (until refined %.4f; re-fit %.4f",
            tok, engine == MF_ENGINE_GPU ? "gpu" : "cpu", "clicks", first, bench_median(quick, k),
            bench_median(qsolve, k), bench_median(qupdate, k), bench_median(refined, k), bench_median(one, k),
            bench_median(one, k) / bench_median(edit, k), ok ? "ok" : "MASK DIFFERS", bench_median(edit, k),
            bench_median(qmodel, k));
+    if (first_look > 0)
+        printf("; preview %.4f, the first click's %.4f, IoU with the cut %.3f", bench_median(look, k), first_look,
+               bench_median(look_iou, k));
+    printf(")\n");
     fflush(stdout);
     return !ok;
 }

@@ -211,6 +211,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 6: { /* a cut; a few per input keep the harness fast */
             if (++cuts > 4)
                 break;
+            if (byte(&c) & 1) { /* the page's preview first: it changes nothing the cut checks */
+                uint8_t look[NPX];
+                const int prc = seg_session_preview(s, look, NULL, &err);
+                if (prc != SEG_OK && prc != SEG_ERR_NEED_SEEDS)
+                    abort();
+            }
             int rc = seg_session_cut(s, NULL, &err);
             if (rc == SEG_OK)
                 check_cut(s, refit);

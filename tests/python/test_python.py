@@ -296,6 +296,22 @@ class TestSession(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "radius"):
                 s.click(300, 150, radius=-1)
 
+    def test_session_preview(self):
+        rgb = read_png(os.path.join(EXAMPLES, "coffee.png"))
+        with flowcut.Session(rgb, engine="cpu") as s:
+            self.assertFalse(s.preview_pays)  # 0.24 Mpx: the cut itself is quick
+        big = np.ascontiguousarray(np.repeat(np.repeat(rgb, 2, axis=0), 2, axis=1))  # 0.96 Mpx
+        with flowcut.Session(big, engine="cpu") as s:
+            self.assertTrue(s.preview_pays)
+            with self.assertRaisesRegex(flowcut.FlowcutError, "seed"):
+                s.preview()
+            s.click(600, 300)
+            p = s.preview()
+            self.assertEqual((p.shape, p.dtype, p[300, 600]), (big.shape[:2], np.uint8, 255))
+            s.cut()  # the preview changed nothing: the cut is segment()'s
+            self.assertTrue(np.array_equal(s.mask, flowcut.segment(big, clicks=[(600, 300)], engine="cpu")))
+            self.assertGreater((p == s.mask).mean(), 0.9)
+
     def test_session_matches_segment(self):
         rgb, labels = read_png(os.path.join(EXAMPLES, "coffee.png")), read_png(os.path.join(EXAMPLES, "coffee-seeds.png"))
         with flowcut.Session(rgb, labels, engine="cpu") as s:

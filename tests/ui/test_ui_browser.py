@@ -347,10 +347,10 @@ def clicks(flowcut, chromium, driver, photo, tmp, shots, fails):
             fails.append("B did not go back to the background brush")
         exact = wd.js("return window.flowcut.exactMs")
         print("click (or box) to mask on screen in the browser, %dx%d, %s: first %.1f ms (%s), then" %
-              (w, h, st["engine"], first, "a preview" if parts and parts[0]["preview"] else "cold"))
+              (w, h, st["engine"], first, "a preview" if parts and parts[0].get("preview") else "cold"))
         for p in parts[1:]:
             print("  %6.0f ms = server %s %.0f + request %.0f + mask transfer and drawing %.0f" %
-                  (p["total"], "preview" if p["preview"] else "cut", p["cut"], p["request"], p["draw"]))
+                  (p["total"], "preview" if p.get("preview") else "cut", p["cut"], p["request"], p["draw"]))
         if exact:
             print("  the exact masks after the previews, from the edit: %s ms" % ", ".join("%.0f" % e for e in exact))
     finally:

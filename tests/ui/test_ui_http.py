@@ -209,7 +209,8 @@ def settled(s):
     """The state and the mask once the page's refine has run (what `flowcut segment` gives)."""
     st, body = s.request("POST", "/api/refine", b"")
     st2, bits = s.request("GET", "/api/mask")
-    return json.loads(body), bits
+    check(st == 200 and st2 == 200, "refine and mask: %d %d %r" % (st, st2, body[:200]))
+    return json.loads(body) if st == 200 else {}, bits
 
 
 def prompts(s, tmp, photo):
@@ -349,7 +350,7 @@ def prompts(s, tmp, photo):
 
 
 def previews(tmp):
-    """A photo of a megapixel or more: a click or a box is answered with a
+    """A photo of 0.8 Mpx or more: a click or a box is answered with a
     preview at once and its cut waits for the next request, which makes it
     first, so the session goes through the same cuts as without previews."""
     big = os.path.join(tmp, "big.png")
@@ -370,13 +371,18 @@ def previews(tmp):
               "a click's preview: %r" % js)
         pm = a.request("GET", "/api/mask")[1]
         check(bit(pm, 750, 500, W) == 1, "the clicked pixel is not foreground in the preview")
-        js, m1 = settled(a)
-        check(not js["preview"] and not js["refine"] and m1 == segment("--clicks", "750,500"),
-              "the cut after a preview != segment --clicks 750,500: %r" % js)
+        # a refused request still makes the cut the preview put off
+        st, body = a.request("POST", "/api/stroke", b"1 5")
+        js = json.loads(a.request("GET", "/api/state")[1])
+        check(st == 400 and not js["preview"] and not js["refine"], "a refused stroke after a preview: %d %r" % (st, js))
+        m1 = a.request("GET", "/api/mask")[1]
+        check(m1 == segment("--clicks", "750,500"), "the cut after a preview != segment --clicks 750,500")
         differ = sum(bin(x ^ y).count("1") for x, y in zip(pm, m1))
         check(differ < W * H // 10, "the preview differs from the cut in %d pixels" % differ)  # an empty or full one: 40%, 60%
-        a.request("POST", "/api/click", bg)
+        st, body = a.request("POST", "/api/click", bg)
+        check(st == 200 and json.loads(body)["preview"], "the second click's preview: %d %r" % (st, body))
         js, a2 = settled(a)
+        check(not js.get("preview", True) and bit(a2, 50, 50, W) == 0, "the second click's cut: %r" % js)
     finally:
         a.stop(signal.SIGTERM)
     b = Server(FLOWCUT, big, "--engine", "cpu", "-q")

@@ -411,7 +411,6 @@ int seg_session_models_stale(const seg_session *s);
  * web UI sends such a cut after each quick answer, while the user looks. */
 int seg_session_refine_pending(const seg_session *s);
 
-
 typedef struct seg_cut_stats {
     double total_seconds;   /* the whole seg_session_cut call */
     double model_seconds;   /* re-fitting the colour models */
@@ -442,14 +441,16 @@ int seg_session_cut(seg_session *s, seg_cut_stats *st, seg_error *err);
  * written to its pixels of mask (width * height bytes, 255 foreground).
  * It changes nothing in the session: show it, then cut. st (may be NULL)
  * gets its times and the mask's pixel count. SEG_ERR_NEED_SEEDS as
- * seg_session_cut. */
+ * seg_session_cut, and also where shrinking loses a region's seeds (a
+ * block with as many of each drops both) though the cut has them: then
+ * show nothing until the cut. */
 int seg_session_preview(const seg_session *s, uint8_t *mask, seg_cut_stats *st, seg_error *err);
 #define SEG_PREVIEW_PIXELS 150000
 /* 1 when the photo has at least SEG_PREVIEW_MIN_PIXELS, where a preview
  * comes several times sooner than the exact cut (2 cores: a click's cut
  * takes 0.2-0.7 s at 1-3 Mpx, its preview 0.03-0.05 s). */
 int seg_session_preview_pays(const seg_session *s);
-#define SEG_PREVIEW_MIN_PIXELS 1000000
+#define SEG_PREVIEW_MIN_PIXELS 800000
 
 /* width * height bytes: 255 foreground, 0 background (the last cut). */
 const uint8_t *seg_session_mask(const seg_session *s);
