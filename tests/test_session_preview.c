@@ -165,6 +165,30 @@ static void test_box_past_the_photo(void **state)
     free(rgb);
 }
 
+/* A click on a standing box's route with the models kept is a warm
+ * repair, quicker than a preview would make the exact mask: none pays
+ * then; a new box, or the route run again (refit on), is cold. */
+static void test_no_preview_for_a_warm_box_click(void **state)
+{
+    (void)state;
+    uint8_t *rgb = make_photo();
+    seg_session *s = open_session(rgb);
+    seg_error err = {0};
+    seg_session_set_refit(s, 0);
+    assert_int_equal(seg_session_box(s, 150, 200, 800, 560), SEG_OK);
+    assert_true(seg_session_preview_pays(s));
+    assert_int_equal(seg_session_cut(s, NULL, &err), SEG_OK);
+    assert_int_equal(seg_session_click(s, 520, 480, GB_FOREGROUND), SEG_OK);
+    assert_false(seg_session_preview_pays(s));
+    seg_session_set_refit(s, 1);
+    assert_true(seg_session_preview_pays(s));
+    seg_session_set_refit(s, 0);
+    assert_int_equal(seg_session_box(s, 100, 150, 900, 660), SEG_OK);
+    assert_true(seg_session_preview_pays(s));
+    seg_session_close(s);
+    free(rgb);
+}
+
 /* A small photo: the exact cut is quick, a preview does not pay. */
 static void test_small_photo_needs_none(void **state)
 {
@@ -184,6 +208,7 @@ int main(void)
         cmocka_unit_test(test_preview_of_a_click),
         cmocka_unit_test(test_preview_changes_nothing),
         cmocka_unit_test(test_box_past_the_photo),
+        cmocka_unit_test(test_no_preview_for_a_warm_box_click),
         cmocka_unit_test(test_small_photo_needs_none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

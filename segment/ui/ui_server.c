@@ -216,6 +216,7 @@ static void quick_recut(ui_app *s) { recut_with(s, 0); }
 static void answer_edit(ui_app *s)
 {
     seg_session *ss = s->cfg.session;
+    seg_session_set_refit(ss, 0); /* the quick cut's: whether a preview pays depends on it */
     if (!seg_session_preview_pays(ss))
         return quick_recut(s);
     if (!s->preview && !(s->preview = malloc((size_t)seg_session_width(ss) * seg_session_height(ss))))

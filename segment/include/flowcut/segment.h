@@ -448,7 +448,9 @@ int seg_session_preview(const seg_session *s, uint8_t *mask, seg_cut_stats *st, 
 #define SEG_PREVIEW_PIXELS 150000
 /* 1 when the photo has at least SEG_PREVIEW_MIN_PIXELS, where a preview
  * comes several times sooner than the exact cut (2 cores: a click's cut
- * takes 0.2-0.7 s at 1-3 Mpx, its preview 0.03-0.05 s). */
+ * takes 0.2-0.4 s at 1-3 Mpx, its preview 0.04-0.05 s), unless the next
+ * cut (with the refit setting as it is now) repairs a standing box's
+ * route warm: a click on a box, models kept. */
 int seg_session_preview_pays(const seg_session *s);
 #define SEG_PREVIEW_MIN_PIXELS 800000
 
