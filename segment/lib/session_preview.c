@@ -25,10 +25,14 @@ static int32_t preview_factor(const seg_session *s)
 /* Not while the network is the standing box's route and the models are
  * kept: a click then changes its own pixels alone and the quick cut
  * repairs the flow warm (2 cores, 3 Mpx: 0.17-0.20 s, against a
- * preview's 0.08 s that would put the exact mask off by 0.14 s). */
+ * preview's 0.08 s that would put the exact mask off by 0.14 s). Once the
+ * solver runs on a GPU, only from SEG_PREVIEW_MIN_PIXELS_GPU: a click's
+ * cut there takes 0.09 s at 1 Mpx, a preview 0.04 s, which would put the
+ * exact mask off by half; at 3 Mpx 0.28 s against 0.06 s. */
 int seg_session_preview_pays(const seg_session *s)
 {
-    if (!s || s->npx < SEG_PREVIEW_MIN_PIXELS)
+    if (!s || s->npx < SEG_PREVIEW_MIN_PIXELS ||
+        (s->dyn && mf_dynamic_engine(s->dyn) == MF_ENGINE_GPU && s->npx < SEG_PREVIEW_MIN_PIXELS_GPU))
         return 0;
     int32_t box[4];
     const int warm_box = s->dyn && !s->rebuild && s->box_net && !s->opt.refit && seg_session_get_box(s, box) &&

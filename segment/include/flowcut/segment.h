@@ -450,9 +450,12 @@ int seg_session_preview(const seg_session *s, uint8_t *mask, seg_cut_stats *st, 
  * comes several times sooner than the exact cut (2 cores: a click's cut
  * takes 0.2-0.4 s at 1-3 Mpx, its preview 0.04-0.05 s), unless the next
  * cut (with the refit setting as it is now) repairs a standing box's
- * route warm: a click on a box, models kept. */
+ * route warm: a click on a box, models kept. Once the session's solver
+ * runs on a GPU, from SEG_PREVIEW_MIN_PIXELS_GPU (a click's cut there:
+ * 0.09 s at 1 Mpx, 0.28 s at 3 Mpx). */
 int seg_session_preview_pays(const seg_session *s);
 #define SEG_PREVIEW_MIN_PIXELS 800000
+#define SEG_PREVIEW_MIN_PIXELS_GPU 2000000
 
 /* width * height bytes: 255 foreground, 0 background (the last cut). */
 const uint8_t *seg_session_mask(const seg_session *s);
