@@ -215,8 +215,8 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
     if (clicks_keep >= 0)
         o.graph.keep = clicks_keep;
     double quick[100], qsolve[100], qupdate[100], qmodel[100], refined[100], edit[100], first = 0, one[100];
-    double look[100], look_iou[100], first_look = 0; /* the page's preview before each cut, on large photos */
-    int k = 0, ok = 1;
+    double look[100], look_iou[100], first_look = 0; /* the page's preview before each cut, where it pays */
+    int k = 0, nlook = 0, ok = 1;
     const size_t npx = (size_t)w * h;
     uint8_t *prev = malloc(npx), *pm = malloc(npx);
     for (int rep = 0; rep < repeats; rep++) {
@@ -263,8 +263,6 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
                 first_look += previews ? t_look / repeats : 0;
                 continue;
             }
-            look[k] = previews ? t_look : 0;
-            look_iou[k] = 0;
             if (previews) {
                 int64_t in = 0, un = 0;
                 const uint8_t *m = seg_session_mask(ss);
@@ -272,7 +270,8 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
                     in += pm[i] && m[i];
                     un += pm[i] || m[i];
                 }
-                look_iou[k] = un ? (double)in / (double)un : 1;
+                look[nlook] = t_look;
+                look_iou[nlook++] = un ? (double)in / (double)un : 1;
             }
             refined[k] = pending ? st.total_seconds : 0;
             edit[k] = quick[k] + refined[k];
@@ -305,9 +304,10 @@ static int bench_clicks(const char *tok, double s, const uint8_t *rgb, int32_t w
            bench_median(qsolve, k), bench_median(qupdate, k), bench_median(refined, k), bench_median(one, k),
            bench_median(one, k) / bench_median(edit, k), ok ? "ok" : "MASK DIFFERS", bench_median(edit, k),
            bench_median(qmodel, k));
+    if (nlook)
+        printf("; preview %.4f, IoU with the cut %.3f", bench_median(look, nlook), bench_median(look_iou, nlook));
     if (first_look > 0)
-        printf("; preview %.4f, the first click's %.4f, IoU with the cut %.3f", bench_median(look, k), first_look,
-               bench_median(look_iou, k));
+        printf("; the first click's preview %.4f", first_look);
     printf(")\n");
     fflush(stdout);
     return !ok;
