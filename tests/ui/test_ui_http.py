@@ -390,11 +390,13 @@ def previews(tmp):
         b.request("POST", "/api/click", fg)
         st, body = b.request("POST", "/api/click", bg)  # before the first one's cut: this request makes it
         check(st == 200 and json.loads(body)["preview"], "the second click's preview: %d %r" % (st, body))
+        # a save while the preview shows writes the exact mask, the cut's
+        stem = os.path.splitext(big)[0]
+        st, body = b.request("POST", "/api/save", b"mask seeds")
+        saved = json.loads(body) if st == 200 else {}
         js, b2 = settled(b)
         check(b2 == a2, "two clicks without a refine between them != with one")
-        stem = os.path.splitext(big)[0]
-        st, body = b.request("POST", "/api/save", b"seeds")
-        saved = json.loads(body) if st == 200 else {}
+        check(mask_png_bits(stem + ".mask.png") == b2, "the mask saved while a preview showed is not the cut's")
         check(b2 == segment("--seeds", stem + ".seeds.png", "--clicks", saved.get("click", "?"),
                             "--previous", stem + ".previous.png"), "replayed clicks after previews differ: %r" % saved)
         # a box, then undo while its preview stands: its cut first, then the undo
