@@ -29,6 +29,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 EX = os.path.join(HERE, "..", "..", "examples")
 
 
+def open_page(wd, srv):
+    """Opens the server's page; True once it says it is ready."""
+    wd.s("POST", "/url", {"url": srv.url})
+    return wait_for(lambda: wd.js("return !!(window.flowcut && window.flowcut.ready)"), 60)
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -138,8 +144,7 @@ def main():
             print("skipped: Chromium cannot start here: %s" % e)
             return 77
         try:
-            wd.s("POST", "/url", {"url": srv.url})
-            if not wait_for(lambda: wd.js("return !!(window.flowcut && window.flowcut.ready)"), 60):
+            if not open_page(wd, srv):
                 fails.append("the page never became ready: " + str(wd.js("return document.body.innerText")))
                 return 1
             if shots:
@@ -230,8 +235,7 @@ def clicks(flowcut, chromium, driver, photo, tmp, shots, fails):
     srv = Server(flowcut, photo, "-q")
     wd = WebDriver(driver, chromium, os.path.join(tmp, "profile2"))
     try:
-        wd.s("POST", "/url", {"url": srv.url})
-        if not wait_for(lambda: wd.js("return !!(window.flowcut && window.flowcut.ready)"), 60):
+        if not open_page(wd, srv):
             fails.append("clicks: the page never became ready")
             return
         st = json.loads(srv.request("GET", "/api/state")[1])
@@ -365,8 +369,7 @@ def previews(flowcut, chromium, driver, tmp, shots, fails):
     srv = Server(flowcut, big, "-q", "--engine", "cpu")
     wd = WebDriver(driver, chromium, os.path.join(tmp, "profile3"))
     try:
-        wd.s("POST", "/url", {"url": srv.url})
-        if not wait_for(lambda: wd.js("return !!(window.flowcut && window.flowcut.ready)"), 60):
+        if not open_page(wd, srv):
             fails.append("previews: the page never became ready")
             return
         wd.key("c")
