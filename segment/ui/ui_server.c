@@ -138,6 +138,15 @@ void ui_reply_free(ui_reply *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Whether a refine has work: the cut a preview put off, or a re-fit the
+ * quick cut left. Not after a cut that failed (no foreground seed, no
+ * background seed with the border off): a refine would fail the same way,
+ * and the page, which asks while the state says so, would ask forever. */
+static int refine_waits(ui_app *s)
+{
+    return s->previewing || (s->have_cut && seg_session_refine_pending(s->cfg.session));
+}
+
 static void state_json(ui_app *s, ui_reply *r)
 {
     char msg[1100];
@@ -160,7 +169,7 @@ static void state_json(ui_app *s, ui_reply *r)
              (long long)st->foreground, (long long)st->flow, st->warm ? "true" : "false",
              st->engine == MF_ENGINE_GPU ? "gpu" : "cpu", st->total_seconds, st->solve_seconds,
              (long long)st->changed_pixels,
-             s->previewing || seg_session_refine_pending(s->cfg.session) ? "true" : "false",
+             refine_waits(s) ? "true" : "false",
              s->previewing ? "true" : "false",
              seg_prompts_radius(seg_session_width(s->cfg.session), seg_session_height(s->cfg.session)));
     /* [x, y, label, radius] for a click, ["box", x, y, w, h] for a box,
@@ -585,7 +594,7 @@ void ui_app_handle(ui_app *s, const char *method, const char *url, const char *t
     case 3: bad = lambda(s, copy); break;
     case 4: save(s, copy, r); free(copy); return;
     case 5:
-        if (!settled && seg_session_refine_pending(s->cfg.session))
+        if (!settled && refine_waits(s))
             recut(s);
         break;
     case 6: bad = click(s, copy); break;

@@ -302,6 +302,8 @@ def prompts(s, tmp, photo):
         s.request("POST", "/api/undo", b"")
     js, _ = settled(s)
     check(js["prompts"] == [] and not js["can_undo"], "undone to the start: %r" % js)
+    # no seed left: no mask, and no refine for the page to ask for (it asks while the state says so)
+    check(not js["have_mask"] and not js["refine"] and "foreground" in js["message"], "no seed left: %r" % js)
     st, body = s.request("POST", "/api/box", ("%d %d %d %d" % (bx, by, bw, bh)).encode())
     js, mb = settled(s)
     check(js["have_mask"] and js["prompts"] == [["box", bx, by, bw, bh]], "box alone: %r" % js)
@@ -394,9 +396,11 @@ def previews(tmp):
         stem = os.path.splitext(big)[0]
         st, body = b.request("POST", "/api/save", b"mask seeds")
         saved = json.loads(body) if st == 200 else {}
+        check(st == 200 and os.path.exists(stem + ".mask.png"), "save while a preview shows: %d %r" % (st, body))
         js, b2 = settled(b)
         check(b2 == a2, "two clicks without a refine between them != with one")
-        check(mask_png_bits(stem + ".mask.png") == b2, "the mask saved while a preview showed is not the cut's")
+        check(os.path.exists(stem + ".mask.png") and mask_png_bits(stem + ".mask.png") == b2,
+              "the mask saved while a preview showed is not the cut's")
         check(b2 == segment("--seeds", stem + ".seeds.png", "--clicks", saved.get("click", "?"),
                             "--previous", stem + ".previous.png"), "replayed clicks after previews differ: %r" % saved)
         # a box, then undo while its preview stands: its cut first, then the undo
