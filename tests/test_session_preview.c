@@ -41,16 +41,19 @@ static uint8_t *make_photo(void)
     return rgb;
 }
 
-static seg_session *open_session(const uint8_t *rgb)
+static seg_session *open_session_threads(const uint8_t *rgb, int threads)
 {
     seg_session_options o;
     seg_session_options_default(&o);
     o.solve.engine = MF_ENGINE_CPU;
+    o.solve.threads = o.graph.threads = threads;
     seg_session *s = NULL;
     seg_error err = {0};
     assert_int_equal(seg_session_open(rgb, W, H, NULL, &o, &s, &err), SEG_OK);
     return s;
 }
+
+static seg_session *open_session(const uint8_t *rgb) { return open_session_threads(rgb, 0); }
 
 /* The block side the preview shrinks by: the smallest whole factor that
  * brings the photo to SEG_PREVIEW_PIXELS or fewer (its documented rule). */
@@ -97,6 +100,16 @@ static void test_preview_of_a_click(void **state)
         }
     assert_int_equal(st.foreground, fg);
     assert_true(st.total_seconds > 0);
+    /* the same on one thread and on three (the passes over the photo in bands) */
+    for (int threads = 1; threads <= 3; threads += 2) {
+        seg_session *t = open_session_threads(rgb, threads);
+        uint8_t *tm = malloc((size_t)W * H);
+        assert_int_equal(seg_session_click(t, 520, 480, GB_FOREGROUND), SEG_OK);
+        assert_int_equal(seg_session_preview(t, tm, NULL, &err), SEG_OK);
+        assert_memory_equal(tm, pm, (size_t)W * H);
+        seg_session_close(t);
+        free(tm);
+    }
     /* close to the exact cut, which the preview left to do */
     assert_int_equal(seg_session_cut(s, NULL, &err), SEG_OK);
     assert_true(iou(pm, seg_session_mask(s)) > 0.95);
