@@ -82,11 +82,6 @@ int mf_residual_init_interior(mf_residual *r, const mf_graph *g, int threads);
  * cores for a NULL opt (parallel.c). */
 int mf_cpu_threads(const mf_options *opt);
 
-/* Calls fn(ctx, lo, hi) on up to threads threads over ranges of [0, n)
- * of at least grain items (parallel.c); returns when all are done. */
-void mf_parallel_for(int threads, int32_t n, int32_t grain, void (*fn)(void *ctx, int32_t lo, int32_t hi),
-                     void *ctx);
-
 /* Canonical cut from a residual graph: source_side[v] = 0 for vertices
  * that reach a vertex of queue[0 .. count) (the sink, or what stands for
  * it) through arcs with residual capacity, 1 for the rest. Vertex stop

@@ -9,16 +9,12 @@
 #include "flowcut/images.h"
 #include "flowcut_threads.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The side of the square blocks the photo is shrunk by: the smallest
  * whole factor that brings it to SEG_PREVIEW_PIXELS or fewer. */
-/* Threads for the passes over the photo: beyond 16 the memory is the limit. */
-#define PREVIEW_MAX_THREADS 16
-
 static int32_t preview_factor(const seg_session *s)
 {
     int32_t f = 1;
@@ -61,28 +57,28 @@ static block block_at(const seg_session *s, int32_t f, int32_t bx, int32_t by)
     return b;
 }
 
-/* One thread's share of the work: block rows [by0, by1) shrunk, then
- * (after every share is shrunk and the cut made) the pixel rows of those
- * blocks given their block's answer. */
-typedef struct share {
+/* The passes over the photo, on the session's threads in bands of block
+ * rows (on a 12 Mpx photo each reads or writes every pixel: 0.05 s on one
+ * core). */
+typedef struct pass {
     const seg_session *s;
-    int32_t f, cw, by0, by1;
+    int32_t f, cw;
     const uint8_t *previous;
     uint8_t *rgb, *labels, *prev; /* the shrunk photo, seeds and previous answer */
     const uint8_t *small;         /* the shrunk answer */
     uint8_t *mask;
-    int64_t foreground;
-} share;
+    _Atomic int64_t foreground; /* integers: the same sum in any order */
+} pass;
 
 /* The shrunk photo (each block's mean colour), seeds (a block takes the
  * label more of its seeded pixels have; none on a tie, so a stroke or a
  * click's disc smaller than a block still counts) and previous answer
- * (foreground where at least half the block is). */
-static void *shrink(void *arg)
+ * (foreground where at least half the block is), block rows [by0, by1). */
+static void shrink(void *arg, int32_t by0, int32_t by1)
 {
-    share *t = arg;
+    pass *t = arg;
     const seg_session *s = t->s;
-    for (int32_t by = t->by0; by < t->by1; by++)
+    for (int32_t by = by0; by < by1; by++)
         for (int32_t bx = 0; bx < t->cw; bx++) {
             const block b = block_at(s, t->f, bx, by);
             uint32_t sum[3] = {0, 0, 0}, count[3] = {0, 0, 0}, fg = 0, n = 0;
@@ -104,41 +100,25 @@ static void *shrink(void *arg)
             if (t->prev)
                 t->prev[k] = 2 * fg >= n;
         }
-    return NULL;
 }
 
-/* Each block's answer to its pixels. */
-static void *spread(void *arg)
+/* Each block's answer to its pixels, the pixel rows of block rows
+ * [by0, by1). */
+static void spread(void *arg, int32_t by0, int32_t by1)
 {
-    share *t = arg;
+    pass *t = arg;
     const seg_session *s = t->s;
-    const int32_t y1 = t->by1 * t->f < s->height ? t->by1 * t->f : s->height;
-    for (int32_t y = t->by0 * t->f; y < y1; y++) {
+    const int32_t y1 = (int64_t)by1 * t->f < s->height ? by1 * t->f : s->height;
+    int64_t fg = 0;
+    for (int32_t y = by0 * t->f; y < y1; y++) {
         const uint8_t *row = t->small + (int64_t)(y / t->f) * t->cw;
         uint8_t *out = t->mask + (int64_t)y * s->width;
         for (int32_t x = 0; x < s->width; x++) {
             out[x] = row[x / t->f];
-            t->foreground += out[x] != 0;
+            fg += out[x] != 0;
         }
     }
-    return NULL;
-}
-
-/* Runs fn on every share, on threads where it can start them (on a
- * 12 Mpx photo each pass reads or writes every pixel: 0.05 s on one core). */
-static void run_shares(share *sh, int n, void *(*fn)(void *))
-{
-    pthread_t tid[PREVIEW_MAX_THREADS];
-    int started[PREVIEW_MAX_THREADS] = {0};
-    for (int i = 1; i < n; i++)
-        started[i] = pthread_create(&tid[i], NULL, fn, &sh[i]) == 0;
-    fn(&sh[0]);
-    for (int i = 1; i < n; i++) {
-        if (started[i])
-            pthread_join(tid[i], NULL);
-        else
-            fn(&sh[i]); /* no thread to be had: here */
-    }
+    t->foreground += fg;
 }
 
 int seg_session_preview(const seg_session *s, uint8_t *mask, seg_cut_stats *st, seg_error *err)
@@ -164,17 +144,9 @@ int seg_session_preview(const seg_session *s, uint8_t *mask, seg_cut_stats *st, 
         rc = seg_fail(err, SEG_ERR_NOMEM, "preview: out of memory for a %dx%d copy", cw, ch);
         goto done;
     }
-    /* the passes over the photo in bands of block rows, a band a thread */
-    int nsh = mf_threads(s->opt.solve.threads);
-    if (nsh > PREVIEW_MAX_THREADS)
-        nsh = PREVIEW_MAX_THREADS;
-    if (nsh > ch)
-        nsh = ch;
-    share sh[PREVIEW_MAX_THREADS];
-    for (int i = 0; i < nsh; i++)
-        sh[i] = (share){s, f, cw, (int32_t)((int64_t)ch * i / nsh), (int32_t)((int64_t)ch * (i + 1) / nsh),
-                        previous, rgb, labels, prev, small, mask, 0};
-    run_shares(sh, nsh, shrink);
+    const int threads = mf_threads(s->opt.solve.threads);
+    pass ps = {s, f, cw, previous, rgb, labels, prev, small, mask, 0};
+    mf_parallel_for(threads, ch, 1, shrink, &ps);
     seg_options o;
     seg_options_default(&o);
     o.graph = s->opt.graph;
@@ -205,9 +177,8 @@ int seg_session_preview(const seg_session *s, uint8_t *mask, seg_cut_stats *st, 
         rc = seg_segment(rgb, cw, ch, labels, 1, &o, small, &info, err);
     if (rc)
         goto done;
-    run_shares(sh, nsh, spread);
-    for (int i = 0; i < nsh; i++)
-        st->foreground += sh[i].foreground;
+    mf_parallel_for(threads, ch, 1, spread, &ps);
+    st->foreground = ps.foreground;
     st->flow = info.flow;
     st->engine = MF_ENGINE_CPU;
     st->model_seconds = info.model_seconds;
