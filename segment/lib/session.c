@@ -407,6 +407,45 @@ static int refit(seg_session *s, int *all, seg_error *err)
     return SEG_OK;
 }
 
+/* New models' terminals written into the network in place, rows [y0, y1)
+ * (update_terminals): on the session's threads, as every pixel's two arcs
+ * are its own (at 12 Mpx a pass of 0.05-0.07 s on one core). A first pass
+ * (g NULL) only counts the pixels that change. */
+typedef struct write_in {
+    seg_session *s;
+    mf_graph *g;
+    _Atomic int64_t pixels, arcs, offset; /* integers: the same sums in any order */
+} write_in;
+
+static void write_rows(void *arg, int32_t y0, int32_t y1)
+{
+    write_in *w = arg;
+    seg_session *s = w->s;
+    int64_t pixels = 0, arcs = 0, offset = 0;
+    for (int64_t p = (int64_t)y0 * s->width; p < (int64_t)y1 * s->width; p++) {
+        const int32_t cs = s->new_cs[p], ct = s->new_ct[p];
+        if (cs == s->cur_cs[p] && ct == s->cur_ct[p])
+            continue;
+        pixels++;
+        if (!w->g)
+            continue;
+        const pixel_arcs t = terminal_arcs(w->g, p, cs, ct);
+        for (int k = 0; k < 2; k++)
+            if (w->g->arc_cap[t.arc[k]] != t.want[k]) {
+                w->g->arc_cap[t.arc[k]] = t.want[k];
+                w->g->arc_rcap[t.arc[k]] = 0;
+                arcs++;
+            }
+        offset += (int64_t)t.cancelled - s->cancelled[p];
+        s->cancelled[p] = t.cancelled;
+        s->cur_cs[p] = cs;
+        s->cur_ct[p] = ct;
+    }
+    w->pixels += pixels;
+    w->arcs += arcs;
+    w->offset += offset;
+}
+
 /* New terminal capacities for the seeds: every pixel's when all is set
  * (new models), else those of the pixels whose seeds or prior distances
  * changed since the last cut (gb_prior_update: the distances updated where
@@ -424,29 +463,17 @@ static int update_terminals(seg_session *s, int all, const int32_t *span, seg_cu
          * repair would redo the whole flow piecemeal), so they are written
          * into the network in place (terminal_arcs, no lift: a cold
          * solve starts from no flow), not recorded as changes one by one */
-        mf_graph *g = NULL;
-        int64_t offset = 0;
-        for (int64_t p = 0; p < s->npx; p++) {
-            const int32_t cs = s->new_cs[p], ct = s->new_ct[p];
-            if (cs == s->cur_cs[p] && ct == s->cur_ct[p])
-                continue;
-            if (!g)
-                g = mf_dynamic_edit_cold(s->dyn);
-            st->changed_pixels++;
-            const pixel_arcs t = terminal_arcs(g, p, cs, ct);
-            for (int k = 0; k < 2; k++)
-                if (g->arc_cap[t.arc[k]] != t.want[k]) {
-                    g->arc_cap[t.arc[k]] = t.want[k];
-                    g->arc_rcap[t.arc[k]] = 0;
-                    st->changed_arcs++;
-                }
-            offset += (int64_t)t.cancelled - s->cancelled[p];
-            s->cancelled[p] = t.cancelled;
-            s->cur_cs[p] = cs;
-            s->cur_ct[p] = ct;
-        }
-        if (g)
-            g->flow_offset += offset;
+        const int threads = mf_threads(s->opt.graph.threads);
+        write_in w = {s, NULL, 0, 0, 0};
+        mf_parallel_for(threads, s->height, 1, write_rows, &w); /* what changes */
+        if (!w.pixels)
+            return SEG_OK; /* the network stands as it is, and its kept flow with it */
+        w.g = mf_dynamic_edit_cold(s->dyn);
+        w.pixels = 0;
+        mf_parallel_for(threads, s->height, 1, write_rows, &w);
+        w.g->flow_offset += w.offset;
+        st->changed_pixels += w.pixels;
+        st->changed_arcs += w.arcs;
         return SEG_OK;
     }
     for (int32_t y = 0; y < s->height; y++) {
