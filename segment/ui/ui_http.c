@@ -22,12 +22,6 @@
 #define IDLE_TIMEOUT 10
 #define BODY_DEADLINE 30
 
-/* a refusal with constant text */
-static void text(ui_reply *r, unsigned status, const char *msg)
-{
-    *r = (ui_reply){status, "text/plain; charset=utf-8", msg, strlen(msg), NULL};
-}
-
 struct ui_server {
     ui_app *app;
     struct MHD_Daemon *daemon;
@@ -90,12 +84,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (*upload_size) { /* body chunks (a chunked body has no length to check first) */
         if (rq->size + *upload_size > srv->max_body) {
             *upload_size = 0;
-            text(&r, 413, "request body too large");
+            ui_reply_text(&r, 413, "request body too large");
             return send_reply(c, &r);
         }
         if (cli_now() - rq->start > BODY_DEADLINE) {
             *upload_size = 0;
-            text(&r, 408, "request body too slow");
+            ui_reply_text(&r, 408, "request body too slow");
             return send_reply(c, &r);
         }
         char *b = realloc(rq->body, rq->size + *upload_size + 1);

@@ -117,7 +117,7 @@ static void own_reply(ui_reply *r, unsigned status, const char *type, void *data
     r->owned = data;
 }
 
-static void text(ui_reply *r, unsigned status, const char *msg)
+void ui_reply_text(ui_reply *r, unsigned status, const char *msg)
 {
     set_reply(r, status, "text/plain; charset=utf-8", msg, strlen(msg));
 }
@@ -127,7 +127,7 @@ static void text_copy(ui_reply *r, unsigned status, const char *msg)
 {
     char *m = strdup(msg);
     if (!m)
-        text(r, 500, "out of memory");
+        ui_reply_text(r, 500, "out of memory");
     else
         own_reply(r, status, "text/plain; charset=utf-8", m, strlen(m));
 }
@@ -156,7 +156,7 @@ static void state_json(ui_app *s, ui_reply *r)
     size_t size = 2048 + (size_t)s->nprompts * 64, k;
     char *buf = malloc(size);
     if (!buf)
-        return text(r, 500, "out of memory");
+        return ui_reply_text(r, 500, "out of memory");
     k = (size_t)snprintf(buf, size,
              "{\"width\": %d, \"height\": %d, \"lambda\": %g, \"version\": %lld, \"can_undo\": %s, "
              "\"can_redo\": %s, \"have_mask\": %s, \"message\": \"%s\", \"foreground\": %lld, \"flow\": %lld, "
@@ -445,9 +445,9 @@ static void save(ui_app *s, char *body, ui_reply *r)
         else if (!strcmp(tok, "seeds"))
             kind = SEG_SAVE_SEEDS, path = s->cfg.seeds_path, saved_seeds = 1;
         else
-            return text(r, 400, "save: expected 'mask', 'cutout' or 'seeds'");
+            return ui_reply_text(r, 400, "save: expected 'mask', 'cutout' or 'seeds'");
         if (kind != SEG_SAVE_SEEDS && !s->have_cut)
-            return text(r, 409, "save: no mask yet: click on the object or paint a foreground stroke");
+            return ui_reply_text(r, 409, "save: no mask yet: click on the object or paint a foreground stroke");
         seg_error err = {0};
         if (seg_session_save(s->cfg.session, kind, path, 1, &err))
             return text_copy(r, 500, err.message);
@@ -460,7 +460,7 @@ static void save(ui_app *s, char *body, ui_reply *r)
             fprintf(stderr, "flowcut ui: saved %s\n", path);
     }
     if (!count)
-        return text(r, 400, "save: nothing named");
+        return ui_reply_text(r, 400, "save: nothing named");
     /* the seeds replay with the click that corrects the mask before it */
     seg_click c;
     if (saved_seeds && seg_session_get_previous(s->cfg.session, &c)) {
@@ -497,7 +497,7 @@ static void mask_bits(ui_app *s, ui_reply *r)
     size_t size = (size_t)((npx + 7) / 8);
     uint8_t *bits = calloc(size, 1);
     if (!bits)
-        return text(r, 500, "out of memory");
+        return ui_reply_text(r, 500, "out of memory");
     const uint8_t *m = s->previewing ? s->preview : seg_session_mask(s->cfg.session);
     /* eight pixels a byte (the mask holds 0 or 255) */
     int64_t full = npx / 8;
@@ -526,7 +526,7 @@ static int token_ok(const char *given, const char *want)
 int ui_app_precheck(ui_app *s, const char *token, const char *content_length, ui_reply *r)
 {
     if (!token_ok(token, s->cfg.token)) {
-        text(r, 403, "forbidden: this page needs the token of the URL flowcut ui printed");
+        ui_reply_text(r, 403, "forbidden: this page needs the token of the URL flowcut ui printed");
         return 1;
     }
     if (content_length) {
@@ -534,7 +534,7 @@ int ui_app_precheck(ui_app *s, const char *token, const char *content_length, ui
         errno = 0;
         unsigned long long n = strtoull(content_length, &end, 10);
         if (end == content_length || errno || n > s->cfg.max_body) {
-            text(r, 413, "request body too large");
+            ui_reply_text(r, 413, "request body too large");
             return 1;
         }
     }
@@ -548,10 +548,10 @@ void ui_app_handle(ui_app *s, const char *method, const char *url, const char *t
     if (ui_app_precheck(s, token, NULL, r))
         return;
     if (body_size > s->cfg.max_body)
-        return text(r, 413, "request body too large");
+        return ui_reply_text(r, 413, "request body too large");
     int get = !strcmp(method, "GET") || !strcmp(method, "HEAD"), post = !strcmp(method, "POST");
     if (body && memchr(body, 0, body_size))
-        return text(r, 400, "request body contains a NUL byte");
+        return ui_reply_text(r, 400, "request body contains a NUL byte");
     static const char *gets[] = {"/", "/index.html", "/photo.png", "/api/state", "/api/mask", "/api/seeds"};
     static const char *posts[] = {"/api/stroke", "/api/undo", "/api/redo",  "/api/lambda",
                                   "/api/save",   "/api/refine", "/api/click", "/api/box"};
@@ -563,9 +563,9 @@ void ui_app_handle(ui_app *s, const char *method, const char *url, const char *t
         if (!strcmp(url, posts[i]))
             is_post = i;
     if (is_get < 0 && is_post < 0)
-        return text(r, 404, "not found");
+        return ui_reply_text(r, 404, "not found");
     if ((is_get >= 0 && !get) || (is_post >= 0 && !post))
-        return text(r, 405, "method not allowed");
+        return ui_reply_text(r, 405, "method not allowed");
     switch (is_get) {
     case 0:
     case 1: return set_reply(r, 200, "text/html; charset=utf-8", ui_page_html, ui_page_html_size);
@@ -580,7 +580,7 @@ void ui_app_handle(ui_app *s, const char *method, const char *url, const char *t
     }
     char *copy = malloc(body_size + 1); /* the parsers want a string */
     if (!copy)
-        return text(r, 500, "out of memory");
+        return ui_reply_text(r, 500, "out of memory");
     if (body_size)
         memcpy(copy, body, body_size);
     copy[body_size] = 0;
@@ -602,7 +602,7 @@ void ui_app_handle(ui_app *s, const char *method, const char *url, const char *t
     }
     free(copy);
     if (bad)
-        return text(r, status, bad);
+        return ui_reply_text(r, status, bad);
     state_json(s, r);
 }
 

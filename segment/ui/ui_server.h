@@ -46,6 +46,8 @@ int ui_app_precheck(ui_app *a, const char *token, const char *content_length, ui
 void ui_app_handle(ui_app *a, const char *method, const char *url, const char *token, const char *body,
                    size_t body_size, ui_reply *r);
 void ui_reply_free(ui_reply *r);
+/* A reply of constant text (a refusal or a notice): msg is not copied. */
+void ui_reply_text(ui_reply *r, unsigned status, const char *msg);
 
 typedef struct ui_server ui_server;
 
