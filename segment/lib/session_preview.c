@@ -132,10 +132,10 @@ int seg_session_preview(const seg_session *s, uint8_t *mask, seg_cut_stats *st, 
     const double t0 = seg_now();
     const int32_t f = preview_factor(s), cw = (s->width + f - 1) / f, ch = (s->height + f - 1) / f;
     const int64_t cpx = (int64_t)cw * ch;
-    seg_click click;
-    const uint8_t *previous = seg_session_get_previous(s, &click);
     int32_t box[4];
-    const int has_box = seg_session_get_box(s, box);
+    const int has_box = seg_session_get_box(s, box); /* a scan of the photo once a box was drawn */
+    seg_click click;
+    const uint8_t *previous = has_box ? NULL : seg_session_get_previous(s, &click); /* a box's route has none */
     uint8_t *rgb = malloc((size_t)cpx * 3), *labels = malloc((size_t)cpx), *small = malloc((size_t)cpx);
     uint8_t *prev = previous ? malloc((size_t)cpx) : NULL;
     seg_prompts *p = seg_prompts_new();
