@@ -1,5 +1,6 @@
 /* Display level, the clock, JSON strings, number parsing, usage errors. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "cli.h"
 
 #include <errno.h>
@@ -183,6 +184,60 @@ int cli_check_output_name(const char *cmd, const char *option, const char *path,
     if (png && (!dot || (slash && dot < slash) || strcasecmp(dot, ".png"))) {
         DISPLAYLEVEL(1, "%s: %s %s: outputs are PNG files; give a name ending in .png\n", cmd, option, path);
         return -1;
+    }
+    return 0;
+}
+
+/* path with its folder resolved (./a, d/../a), into out; 0 when the folder
+ * does not resolve. */
+static int resolved(const char *path, char out[PATH_MAX])
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    char real[PATH_MAX];
+    if (!realpath(dir, real))
+        return 0;
+    return snprintf(out, PATH_MAX, "%s/%s", real, slash ? slash + 1 : path) < PATH_MAX;
+}
+
+/* Whether two paths name one file: the same text, the same existing file
+ * (a link), or the same name in the same folder (./a and a, not yet
+ * written). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    char ra[PATH_MAX], rb[PATH_MAX];
+    if (!strcmp(a, b))
+        return 1;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return resolved(a, ra) && resolved(b, rb) && !strcmp(ra, rb);
+}
+
+int cli_check_distinct(const char *cmd, const char *const *outs, const char *const *out_opts, int nout,
+                       const char *const *ins, int nin)
+{
+    for (int i = 0; i < nout; i++) {
+        if (!outs[i])
+            continue;
+        for (int j = i + 1; j < nout; j++)
+            if (outs[j] && same_file(outs[i], outs[j])) {
+                DISPLAYLEVEL(1, "%s: %s and %s both name %s; give each output its own file\n", cmd, out_opts[i],
+                             out_opts[j], outs[i]);
+                return -1;
+            }
+        for (int j = 0; j < nin; j++)
+            if (ins[j] && same_file(outs[i], ins[j])) {
+                DISPLAYLEVEL(1, "%s: %s %s is also an input; write the output to another file\n", cmd, out_opts[i],
+                             outs[i]);
+                return -1;
+            }
     }
     return 0;
 }

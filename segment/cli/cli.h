@@ -51,6 +51,11 @@ void cli_option_error(const char *cmd, const struct option *longopts, char **arg
  * example ("mask.png") shape the message. Returns 0, or prints and
  * returns -1. */
 int cli_check_output_name(const char *cmd, const char *option, const char *path, const char *example, int png);
+/* Usage error (message, -1) when two outputs name one file, or an output
+ * names an input: the later write would replace the earlier output, or the
+ * photo itself. NULL entries are skipped; out_opts are the options' names. */
+int cli_check_distinct(const char *cmd, const char *const *outs, const char *const *out_opts, int nout,
+                       const char *const *ins, int nin);
 
 /* Parses a whole decimal integer in [lo, hi]; returns 0 on success. */
 int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);

@@ -74,7 +74,10 @@ int cmd_segment(int argc, char **argv)
     /* output names that cannot work, before any work */
     if (cli_check_output_name("flowcut segment", "-o", out, "mask.png", 1) ||
         (overlay && cli_check_output_name("flowcut segment", "--overlay", overlay, "overlay.png", 1)) ||
-        (cutout && cli_check_output_name("flowcut segment", "--cutout", cutout, "cutout.png", 1))) {
+        (cutout && cli_check_output_name("flowcut segment", "--cutout", cutout, "cutout.png", 1)) ||
+        cli_check_distinct("flowcut segment", (const char *const[]){out, overlay, cutout},
+                           (const char *const[]){"-o", "--overlay", "--cutout"}, 3,
+                           (const char *const[]){argv[optind], seeds, previous}, 3)) {
         seg_args_done(&o);
         return EXIT_USAGE;
     }

@@ -30,19 +30,37 @@ static int parse_prompt(int c, const char *arg, seg_options *o, const char *cmd)
     }
     o->prompts = p;
     int rc;
+    const int32_t before = seg_prompts_count(p);
     if (c == SO_BOX) {
+        int32_t box[4];
+        /* four numbers and three commas, so that the prompt parser's
+         * message (which lists the clicks' forms too) is left for ranges */
+        size_t commas = 0, i = 0;
+        for (; arg[i] && strchr("0123456789,-+", arg[i]); i++)
+            commas += arg[i] == ',';
         char text[256];
-        snprintf(text, sizeof text, "box %s", arg);
-        if (strlen(arg) > 200 || strchr(arg, ' ') || strchr(arg, ';') || strchr(arg, '\n')) {
-            snprintf(err.message, sizeof err.message, "--box: expected X,Y,W,H, not '%.60s'", arg);
+        if (seg_prompts_get_box(p, box)) {
+            snprintf(err.message, sizeof err.message, "--box: one box only (given twice)");
+            rc = SEG_ERR_INVALID;
+        } else if (arg[i] || commas != 3 || i > 200 || strstr(arg, ",,") || arg[0] == ',' || arg[i - 1] == ',') {
+            snprintf(err.message, sizeof err.message,
+                     "--box: expected X,Y,W,H (the top-left pixel, the width and the height), not '%.60s'", arg);
+            rc = SEG_ERR_INVALID;
+        } else if (strpbrk(arg, "-+")) {
+            snprintf(err.message, sizeof err.message, "--box %.60s: x and y must be >= 0, width and height > 0", arg);
             rc = SEG_ERR_INVALID;
         } else {
+            snprintf(text, sizeof text, "box %s", arg);
             rc = seg_prompts_parse(p, text, "--box", &err);
         }
     } else if (arg[0] == '@') {
         rc = seg_prompts_read_file(p, arg + 1, &err);
     } else {
         rc = seg_prompts_parse(p, arg, "--clicks", &err);
+        if (!rc && seg_prompts_count(p) == before) {
+            snprintf(err.message, sizeof err.message, "--clicks: no click in '%.60s' (X,Y on the object, -X,Y on the background)", arg);
+            rc = SEG_ERR_INVALID;
+        }
     }
     if (rc) {
         DISPLAYLEVEL(1, "%s: %s\n", cmd, err.message);
@@ -65,12 +83,17 @@ int seg_parse_option(int c, const char *arg, seg_options *o, const char **seed_p
     case SO_BOX:
         return parse_prompt(c, arg, o, cmd);
     case SO_SEEDS:
-        *seed_path = arg;
-        if (o->seeds == SEG_SEEDS_TRIMAP)
-            o->seeds = SEG_SEEDS_LABELS;
-        return 1;
     case SO_TRIMAP:
+        if (*seed_path) { /* one image holds the seeds: which would win is a guess */
+            DISPLAYLEVEL(1, "%s: --seeds and --trimap: give one seed image, once\n", cmd);
+            return -1;
+        }
         *seed_path = arg;
+        if (c == SO_SEEDS) {
+            if (o->seeds == SEG_SEEDS_TRIMAP)
+                o->seeds = SEG_SEEDS_LABELS;
+            return 1;
+        }
         o->seeds = SEG_SEEDS_TRIMAP;
         return 1;
     case SO_SCRIBBLE:

@@ -77,7 +77,8 @@ enum { SO_SEEDS = 300, SO_TRIMAP, SO_CLICKS, SO_BOX, SEG_SHARED_OPTIONS(SEG_OPTI
 #define SEG_OPTIONS_HELP SEG_SEED_OPTIONS_HELP SEG_MODEL_OPTIONS_HELP
 #define SEG_SEED_OPTIONS_HELP                                                                     \
     "  --seeds FILE          seed image: 1 = foreground, 2 = background, 0 = unmarked\n"          \
-    "                        (grey value or palette index; a colour image is read as scribbles)\n" \
+    "                        (grey value or palette index; a colour image, not grey\n"    \
+    "                        throughout, is read as scribbles)\n"                       \
     "  --trimap FILE         trimap instead: 255 foreground, 0 background, else unknown\n"        \
     "  --clicks 'X,Y -X,Y'   clicks: X,Y on the object, -X,Y on the background (or @FILE;\n"    \
     "                        one click is enough: the border stands in for the background;\n"  \

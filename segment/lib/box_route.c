@@ -110,6 +110,8 @@ int seg_box_coarse(const uint8_t *rgb, int32_t width, int32_t height, const uint
         goto out;
     }
     halve(rgb, labels, model_labels, width, w, h, rgb2, seeds2, ml2);
+    if (!memchr(ml2, GB_FOREGROUND, (size_t)n) || !memchr(ml2, GB_BACKGROUND, (size_t)n))
+        goto out; /* a box or sample too small to survive the halving: the cuts at full size alone */
     gb_params gp;
     seg_box_params(&o->graph, &gp);
     gp.lambda = o->graph.lambda * (SEG_BOX_LAMBDA_SHARE * BOX_COARSE_LAMBDA);

@@ -78,18 +78,34 @@ int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, i
         return SEG_ERR_INVALID;
     int64_t npx = (int64_t)width * height;
     seg_seed_kind kind = o->seeds;
-    if (kind == SEG_SEEDS_LABELS && channels == 3)
-        kind = SEG_SEEDS_SCRIBBLE; /* a colour seed image: scribbles in the default colours */
+    const uint8_t *src = seeds;
+    if (kind == SEG_SEEDS_LABELS && channels == 3) {
+        /* a colour seed image: scribbles in the default colours, unless it
+         * is grey throughout and holds labels (a label image saved as RGB,
+         * a BMP or GIF with a grey palette): then its grey values are the
+         * labels (grey strokes without a label keep the scribbles' message) */
+        int64_t i = 0;
+        int labelled = 0;
+        for (; i < npx && seeds[3 * i] == seeds[3 * i + 1] && seeds[3 * i] == seeds[3 * i + 2]; i++)
+            labelled |= seeds[3 * i] == GB_FOREGROUND || seeds[3 * i] == GB_BACKGROUND;
+        if (i < npx || !labelled) {
+            kind = SEG_SEEDS_SCRIBBLE;
+        } else {
+            for (i = 0; i < npx; i++)
+                labels[i] = seeds[3 * i];
+            src = labels; /* read in place below */
+        }
+    }
     int64_t fg = 0, bg = 0;
     int flags = 0;
-    if (kind == SEG_SEEDS_LABELS) { /* one channel (three became scribbles above) */
+    if (kind == SEG_SEEDS_LABELS) { /* one channel: the label image or its grey copy */
         /* the common label image, in a loop of its own that vectorises:
          * values 1 and 2 are GB_FOREGROUND and GB_BACKGROUND themselves;
          * which values occur, for the message when there is no label */
         _Static_assert(GB_FOREGROUND == 1 && GB_BACKGROUND == 2, "label values are graphbuild's");
         uint8_t other = 0, white = 0, grey = 0;
         for (int64_t i = 0; i < npx; i++) {
-            const uint8_t v = seeds[i], l = v == GB_FOREGROUND || v == GB_BACKGROUND ? v : GB_UNMARKED;
+            const uint8_t v = src[i], l = v == GB_FOREGROUND || v == GB_BACKGROUND ? v : GB_UNMARKED;
             labels[i] = l;
             fg += l == GB_FOREGROUND;
             bg += l == GB_BACKGROUND;

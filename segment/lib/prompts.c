@@ -175,6 +175,11 @@ int seg_prompts_parse(seg_prompts *p, const char *text, const char *where, seg_e
             int len = 0;
             while (token[len] && token[len] != '\n' && len < 40)
                 len++;
+            if (box) /* the word said what it is: only a box's form fits */
+                return seg_fail(err, SEG_ERR_INVALID,
+                                "%s:%d: cannot read '%.*s': expected box X,Y,W,H (whole numbers from 0: the "
+                                "top-left pixel, the width and the height)",
+                                where ? where : "prompts", line, len, token);
             return seg_fail(err, SEG_ERR_INVALID,
                             "%s:%d: cannot read '%.*s': expected X,Y (a foreground click), -X,Y (background), "
                             "fg X,Y, bg X,Y (each with ,R for a disc of radius R) or box X,Y,W,H",
@@ -316,6 +321,18 @@ int32_t seg_border_band(int32_t width, int32_t height)
     return b < 2 ? 2 : b;
 }
 
+int seg_box_clip(const int32_t *box, int32_t width, int32_t height, int32_t out[4])
+{
+    const int64_t x0 = box[0] > 0 ? box[0] : 0, y0 = box[1] > 0 ? box[1] : 0;
+    int64_t x1 = (int64_t)box[0] + box[2], y1 = (int64_t)box[1] + box[3];
+    x1 = x1 < width ? x1 : width;
+    y1 = y1 < height ? y1 : height;
+    if (x1 <= x0 || y1 <= y0)
+        return 0;
+    out[0] = (int32_t)x0, out[1] = (int32_t)y0, out[2] = (int32_t)(x1 - x0), out[3] = (int32_t)(y1 - y0);
+    return 1;
+}
+
 /* A box's first foreground sample leaves out this share of the box's
  * width and height on each side: a box drawn around an object holds
  * background mostly near its sides, and the re-fits on the cuts reach the
@@ -356,6 +373,9 @@ int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const
                 if (gb_on_sides(x, y, width, height, b, open) && m[(size_t)y * width + x] == GB_UNMARKED)
                     m[(size_t)y * width + x] = GB_BACKGROUND;
     }
+    int32_t clipped[4];
+    if (box && seg_box_clip(box, width, height, clipped))
+        box = clipped; /* the rim and the sample are shares of the part of the box on the photo */
     if (box) {
         const int32_t rx = (int32_t)(box[2] * SEG_BOX_RIM), ry = (int32_t)(box[3] * SEG_BOX_RIM);
         const int64_t bx1 = (int64_t)box[0] + box[2], by1 = (int64_t)box[1] + box[3];

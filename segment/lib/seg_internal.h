@@ -69,6 +69,10 @@ int seg_prompts_paint_previous(const seg_prompts *p, int32_t width, int32_t heig
 int seg_model_labels(const uint8_t *labels, int32_t width, int32_t height, const int32_t *box, uint8_t **out,
                      int *box_route);
 int32_t seg_border_band(int32_t width, int32_t height);
+/* The part of box (x, y, w, h) on a width x height photo, in out; 0 when
+ * none of it is. A box past the photo's edges boxes what it covers: the
+ * same mask however far it overshoots. */
+int seg_box_clip(const int32_t *box, int32_t width, int32_t height, int32_t out[4]);
 #define SEG_NO_BACKGROUND_SAMPLE \
     "no background seed, and foreground seeds touch every side of the photo: mark some background"
 

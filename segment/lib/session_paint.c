@@ -216,8 +216,10 @@ int seg_session_click_disc(seg_session *s, int32_t x, int32_t y, uint8_t label, 
 
 int seg_session_box(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h)
 {
-    if (x < 0 || y < 0 || w <= 0 || h <= 0 || x >= s->width || y >= s->height)
+    int32_t b[4];
+    if (x < 0 || y < 0 || w <= 0 || h <= 0 || !seg_box_clip((const int32_t[4]){x, y, w, h}, s->width, s->height, b))
         return SEG_ERR_INVALID;
+    w = b[2], h = b[3]; /* the session keeps the part on the photo (seg_box_clip) */
     const int64_t bx1 = (int64_t)x + w, by1 = (int64_t)y + h;
     for (int32_t py = 0; py < s->height; py++)
         for (int32_t px = 0; px < s->width; px++)

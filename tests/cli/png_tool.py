@@ -81,6 +81,8 @@ def main():
     elif cmd == "recode":
         if sys.argv[3] == "ones":  # a mask as 0 / 1 labels
             write(sys.argv[4], w, h, 1, bytes(1 if px[i * ch] else 0 for i in range(w * h)))
+        elif sys.argv[3] == "grey-rgb":  # the labels in all three channels (an RGB-saved label image)
+            write(sys.argv[4], w, h, 3, b"".join(bytes((px[i * ch],) * 3) for i in range(w * h)))
         elif sys.argv[3] == "trimap":
             write(sys.argv[4], w, h, 1, bytes({0: 128, 1: 255, 2: 0}.get(v, 128) for v in px))
         else:

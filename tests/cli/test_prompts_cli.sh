@@ -52,7 +52,32 @@ expect_stderr "^flowcut segment: --clicks:1: cannot read '300,x': expected X,Y \
 expect_exit 2 "a click's radius 0" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks 300,150,0 -o "$TMPD/bad.png"
 expect_stderr "^flowcut segment: --clicks:1: click 300,150: a radius must be 1 to 100000 pixels$" "a click's radius 0"
 expect_exit 2 "a bad box" -- "$FLOWCUT" segment "$EX/coffee.png" --box 1,2 -o "$TMPD/bad.png"
-expect_stderr "^flowcut segment: --box:1: cannot read 'box 1,2'" "a bad box"
+expect_stderr "^flowcut segment: --box: expected X,Y,W,H \(the top-left pixel, the width and the height\), not '1,2'$" "a bad box"
+expect_exit 2 "a box of negative width" -- "$FLOWCUT" segment "$EX/coffee.png" --box 10,10,-5,20 -o "$TMPD/bad.png"
+expect_stderr "^flowcut segment: --box 10,10,-5,20: x and y must be >= 0, width and height > 0$" "negative width"
+expect_exit 2 "two boxes" -- "$FLOWCUT" segment "$EX/coffee.png" --box 1,1,50,50 --box 2,2,40,40 -o "$TMPD/bad.png"
+expect_stderr "^flowcut segment: --box: one box only \(given twice\)$" "two boxes"
+expect_exit 2 "no click in --clicks" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks '' -o "$TMPD/bad.png"
+expect_stderr "^flowcut segment: --clicks: no click in ''" "no click in --clicks"
+expect_exit 2 "--seeds and --trimap" -- "$FLOWCUT" segment "$EX/coffee.png" --seeds "$EX/coffee-seeds.png" \
+    --trimap "$EX/coffee-seeds.png" -o "$TMPD/bad.png"
+expect_stderr "^flowcut segment: --seeds and --trimap: give one seed image, once$" "--seeds and --trimap"
+expect_exit 2 "two outputs of one name" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks 300,150 -o "$TMPD/o.png" \
+    --overlay "$TMPD/./o.png"
+expect_stderr "^flowcut segment: -o and --overlay both name " "two outputs of one name"
+cp "$EX/coffee.png" "$TMPD/photo.png"
+expect_exit 2 "the mask over the photo" -- "$FLOWCUT" segment "$TMPD/photo.png" --clicks 300,150 -o "$TMPD/photo.png" -f
+expect_stderr "^flowcut segment: -o .*photo.png is also an input; write the output to another file$" "the mask over the photo"
+expect_same "$EX/coffee.png" "$TMPD/photo.png" "the photo left as it was"
+
+# a box past the photo's edges boxes the part on the photo: one mask however far it overshoots
+expect_exit 0 "the photo's own box" -- "$FLOWCUT" segment "$EX/coffee.png" --box 0,0,600,400 -o "$TMPD/box0.png" -q
+for b in 0,0,601,400 0,0,700,500 0,0,100000,100000; do
+    expect_exit 0 "box $b" -- "$FLOWCUT" segment "$EX/coffee.png" --box "$b" -o "$TMPD/boxo.png" -q -f
+    expect_same "$TMPD/box0.png" "$TMPD/boxo.png" "box $b past the edges"
+done
+expect_exit 0 "a one-pixel box in the last corner" -- "$FLOWCUT" segment "$EX/coffee.png" --box 599,399,1,1 \
+    -o "$TMPD/box1.png" -q
 expect_exit 1 "a click outside" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks 600,10 -o "$TMPD/bad.png"
 expect_stderr "^flowcut: .*coffee.png: click 600,10 lies outside the 600x400 photo$" "a click outside"
 expect_exit 2 "a missing prompt file" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks @"$TMPD/none.txt" \

@@ -25,6 +25,10 @@ expect_exit 0 "trimap" -- "$FLOWCUT" segment "$IMG" --trimap "$TMPD/trimap.png" 
 [ "$($PNG digest "$TMPD/m2.png")" = "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "trimap mask differs"
 expect_exit 0 "scribbles" -- "$FLOWCUT" segment "$IMG" --seeds "$TMPD/scribbles.png" --scribble-colors=ff0000,0000ff -o "$TMPD/m3.png"
 [ "$($PNG digest "$TMPD/m3.png")" = "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "scribble mask differs"
+# a label image saved as RGB (grey throughout) is still a label image, not scribbles
+$PNG recode "$SEEDS" grey-rgb "$TMPD/labels-rgb.png"
+expect_exit 0 "labels saved as RGB" -- "$FLOWCUT" segment "$IMG" --seeds "$TMPD/labels-rgb.png" -o "$TMPD/m3g.png"
+[ "$($PNG digest "$TMPD/m3g.png")" = "$($PNG digest "$TMPD/mask.png")" ] && pass || fail "RGB-saved label mask differs"
 
 # json and timing
 expect_exit 0 "json" -- "$FLOWCUT" segment "$IMG" --seeds "$SEEDS" -o "$TMPD/m4.png" --json --time --engine cpu

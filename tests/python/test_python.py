@@ -295,6 +295,38 @@ class TestSession(unittest.TestCase):
             self.assertEqual(int((s.seeds[297:304, 417:424] == 1).sum()), 29)  # the 29 pixels of radius 3
             with self.assertRaisesRegex(ValueError, "radius"):
                 s.click(300, 150, radius=-1)
+            # a box past the photo's edges is the part on the photo, as segment's --box
+            s.box(100, 50, 10000, 10000)
+            self.assertEqual(s.box_route, (100, 50, 500, 350))
+            with self.assertRaisesRegex(ValueError, "outside"):
+                s.box(600, 0, 10, 10)
+        self.assertTrue(np.array_equal(flowcut.segment(rgb, box=(100, 50, 10000, 10000), engine="cpu"),
+                                       flowcut.segment(rgb, box=(100, 50, 500, 350), engine="cpu")))
+
+    def test_session_steps(self):
+        """Each click and box is one undo step, as in the page."""
+        rgb = read_png(os.path.join(EXAMPLES, "coffee.png"))
+        with flowcut.Session(rgb, engine="cpu") as s:
+            s.click(300, 150)
+            s.cut()
+            first = s.mask.copy()
+            s.click(290, 140, positive=False)
+            s.cut()
+            second = s.mask.copy()
+            self.assertFalse(np.array_equal(first, second))
+            self.assertTrue(s.undo())
+            s.cut()
+            self.assertTrue(np.array_equal(s.mask, first))
+            self.assertTrue(s.redo())
+            s.cut()
+            self.assertTrue(np.array_equal(s.mask, second))
+            s.paint("background", 95, 100, 105, 100, 3)  # strokes stay open until commit
+            s.paint("background", 105, 100, 115, 100, 3)
+            s.box(150, 60, 320, 280)
+            self.assertTrue(s.undo())  # the box alone
+            self.assertGreater(int((s.seeds[97:104, 92:118] == 2).sum()), 0)
+            self.assertTrue(s.undo())  # both strokes
+            self.assertEqual(int((s.seeds[97:104, 92:118] == 2).sum()), 0)
 
     def test_session_preview(self):
         rgb = read_png(os.path.join(EXAMPLES, "coffee.png"))

@@ -337,7 +337,9 @@ int seg_session_click_disc(seg_session *s, int32_t x, int32_t y, uint8_t label, 
  * only the edited pixels, re-solved warm; with refit on, the route runs
  * again and the mask equals `flowcut segment --box`. Photos under 128
  * pixels a side take the whole route, cold, at every cut. Undo and redo
- * bring back the box the step had. */
+ * bring back the box the step had. A box past the photo's edges stands for
+ * the part of it on the photo (as `--box` does); SEG_ERR_INVALID when none
+ * of it is, or x, y < 0, w, h <= 0. */
 int seg_session_box(seg_session *s, int32_t x, int32_t y, int32_t w, int32_t h);
 /* 1 and the box (x, y, w, h) while the session's cuts take a box's route
  * (the last seg_session_box, not undone or painted over), else 0: its

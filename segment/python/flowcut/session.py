@@ -19,6 +19,18 @@ _LABELS = {"unmarked": 0, "erase": 0, "foreground": 1, "background": 2, 0: 0, 1:
 
 
 class Session(_Owned):
+    """An interactive session on one photo (seeds: an optional label image,
+    1 foreground, 2 background). Edit with click(), box(), paint() or
+    set_labels(), then cut() for the mask. Each click and each box is one
+    undo step, as in `flowcut ui`; strokes (paint, set_labels, clear) undo
+    together until commit() closes their step.
+
+        s = flowcut.Session(photo)
+        s.click(300, 150); s.cut()                  # s.mask: 1 foreground
+        s.click(290, 140, positive=False); s.cut()
+        s.undo(); s.cut()                           # the first click's mask again
+    """
+
     def __init__(self, image, seeds=None, *, lambda_=None, connectivity=None, engine="auto",
                  cpu_algorithm="auto", device=0, threads=0, refit=True, geodesic=None, border=None,
                  star=None, keep=None):
@@ -96,16 +108,23 @@ class Session(_Owned):
         disc reaches no farther than the nearest pixel the mask already gives
         its side. radius: the disc's radius in pixels (0: so chosen). Returns
         the radius painted."""
+        if not 0 <= int(radius) <= 100000:
+            raise ValueError(f"click {x},{y}: radius {radius}: 0 (chosen) to 100000 pixels")
+        self.commit()  # strokes painted before it are a step of their own
         r = _lib.seg_session_click_disc(self._live(), int(x), int(y), 1 if positive else 2, int(radius))
         if r < 0:
-            raise ValueError(f"click {x},{y}: outside the {self.width}x{self.height} photo, or radius {radius} "
-                             f"not 0 to 100000")
+            raise ValueError(f"click {x},{y}: outside the {self.width}x{self.height} photo")
+        self.commit()  # one click, one undo step
         return r
 
     def box(self, x, y, width, height):
-        """GrabCut's box: everything outside it becomes background."""
+        """GrabCut's box: everything outside it becomes background. A box past
+        the photo's edges stands for the part of it on the photo. One undo
+        step."""
+        self.commit()
         if _lib.seg_session_box(self._live(), int(x), int(y), int(width), int(height)):
             raise ValueError(f"box {x},{y},{width},{height}: empty or outside the photo")
+        self.commit()
 
     @property
     def box_route(self):
