@@ -92,6 +92,17 @@ static void test_jpeg_and_exif_orientation(void **state)
     assert_true(bottom[2] > 200 && bottom[0] < 60);
     img_free(&a);
     img_free(&b);
+    /* a CMYK JPEG: its inks become the same red and blue halves */
+    assert_int_equal(img_load_rgb(test_data_path("tiny-cmyk.jpg"), 0, &a, &err), IMG_OK);
+    assert_int_equal(a.width, 16);
+    assert_int_equal(a.height, 8);
+    assert_int_equal(a.channels, 3);
+    for (int y = 0; y < 8; y++) {
+        const uint8_t *left = a.data + (size_t)y * 16 * 3, *right = left + 15 * 3;
+        assert_true(left[0] > 200 && left[1] < 60 && left[2] < 60);
+        assert_true(right[2] > 200 && right[0] < 60 && right[1] < 60);
+    }
+    img_free(&a);
 }
 
 static void test_stb_formats(void **state)

@@ -402,6 +402,20 @@ static int orient(img_image *img, int o)
     return IMG_OK;
 }
 
+/* One scanline of inks to RGB: each channel is what its ink and the black
+ * leave of the paper. Adobe's files (Photoshop's, most CMYK JPEGs) store
+ * the inks inverted (255: no ink). */
+static void cmyk_to_rgb(const uint8_t *inks, uint8_t *rgb, int32_t width, int adobe)
+{
+    for (int32_t x = 0; x < width; x++, inks += 4, rgb += 3) {
+        const int k = adobe ? inks[3] : 255 - inks[3];
+        for (int c = 0; c < 3; c++) {
+            const int paper = adobe ? inks[c] : 255 - inks[c];
+            rgb[c] = (uint8_t)((paper * k + 127) / 255);
+        }
+    }
+}
+
 static int load_jpeg(const char *path, const uint8_t *buf, size_t len, int64_t max_pixels,
                      img_image *out, img_error *err)
 {
@@ -409,6 +423,7 @@ static int load_jpeg(const char *path, const uint8_t *buf, size_t len, int64_t m
     struct jpeg_progress_mgr progress = {.progress_monitor = jpeg_on_progress};
     jpeg_err_ctx jerr;
     volatile int rc = IMG_OK;
+    uint8_t *volatile cmyk_row = NULL; /* a CMYK photo's scanline before its RGB */
     memset(out, 0, sizeof *out);
     memset(&jerr, 0, sizeof jerr);
     cinfo.err = jpeg_std_error(&jerr.mgr);
@@ -436,15 +451,25 @@ static int load_jpeg(const char *path, const uint8_t *buf, size_t len, int64_t m
             orientation = exif_orientation(m->data, m->data_length);
             break;
         }
-    cinfo.out_color_space = JCS_RGB;
+    /* print shops' CMYK (and YCCK) JPEGs: libjpeg gives the inks, which
+     * become RGB here (libjpeg converts no CMYK to RGB) */
+    const int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+    cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
     jpeg_start_decompress(&cinfo);
-    if (img_alloc(out, (int32_t)cinfo.output_width, (int32_t)cinfo.output_height, 3)) {
+    if (img_alloc(out, (int32_t)cinfo.output_width, (int32_t)cinfo.output_height, 3) ||
+        (cmyk && !(cmyk_row = malloc((size_t)cinfo.output_width * 4)))) {
         rc = img_fail(err, IMG_ERR_NOMEM, path, "out of memory");
         goto done;
     }
     while (cinfo.output_scanline < cinfo.output_height) {
         JSAMPROW row = out->data + (size_t)cinfo.output_scanline * (size_t)out->width * 3;
-        jpeg_read_scanlines(&cinfo, &row, 1);
+        if (cmyk) {
+            JSAMPROW inks = cmyk_row;
+            jpeg_read_scanlines(&cinfo, &inks, 1);
+            cmyk_to_rgb(cmyk_row, row, out->width, cinfo.saw_Adobe_marker);
+        } else {
+            jpeg_read_scanlines(&cinfo, &row, 1);
+        }
         if (jerr.warned)
             break;
     }
@@ -460,6 +485,7 @@ static int load_jpeg(const char *path, const uint8_t *buf, size_t len, int64_t m
     }
 done:
     jpeg_destroy_decompress(&cinfo);
+    free(cmyk_row);
     if (rc)
         img_free(out);
     return rc;

@@ -13,7 +13,7 @@ static void usage(FILE *f)
             "Writes the network `flowcut segment` solves as DIMACS, from the same seeds, clicks,\n"
             "box and options. Vertex ids: pixel (x, y) is y*W + x + 1, the source W*H + 1, the\n"
             "sink W*H + 2. `flowcut maxflow FILE.max` gives segment's flow value; its --cut\n"
-            "lists the foreground pixels.\n" SEG_OPTIONS_HELP
+            "lists the foreground pixels (and the source, W*H + 1).\n" SEG_OPTIONS_HELP
             "  --previous MASK       the mask the last click corrects (as `flowcut segment`)\n"
             "  -o, --output FILE     the DIMACS file (- for standard output)\n"
             "  -f, --force           overwrite an existing file\n"

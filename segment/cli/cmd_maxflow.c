@@ -23,8 +23,8 @@ static void usage(FILE *f)
             "                    image grids, no polynomial bound on general graphs) or ibfs\n"
             "                    (incremental BFS trees); each gives the same value and cut\n"
             "  --threads N       CPU threads for the reading, the build and the solve (default:\n"
-            "                    every core; bk merges blocks\n"
-            "                    of vertices bottom-up; the cut does not depend on N)\n"
+            "                    every core; bk merges blocks of vertices bottom-up; the cut\n"
+            "                    does not depend on N)\n"
             "  --device N        CUDA device ordinal (default 0)\n"
             "  --verify          check the certificate (bounds, conservation, cut = flow)\n"
             "  --time            print parse, build and solve times on stderr\n"
@@ -32,7 +32,8 @@ static void usage(FILE *f)
             "  --no-merge        keep antiparallel arcs as separate stored arcs\n"
             "  --updates FILE    after the solve, apply each batch of capacity changes in FILE\n"
             "                    ('b' starts a batch, 'u K CAP' sets input arc K to CAP) and\n"
-            "                    re-solve warm from the previous flow: one 's' line per batch\n"
+            "                    re-solve warm from the previous flow: one 's' line for the\n"
+            "                    first solve, then one per batch\n"
             "  --max-vertices N  refuse a problem line declaring more than N vertices\n"
             "                    (default 134217728 = 2^27; checked before memory is taken)\n"
             "  --max-arcs N      refuse a problem line declaring more than N arcs\n"
@@ -264,6 +265,16 @@ static int parse_args(int argc, char **argv, maxflow_args *a)
         return EXIT_USAGE;
     }
     a->path = argv[optind];
+    if (a->cut_path && !strcmp(a->cut_path, "-")) {
+        DISPLAYLEVEL(1, "flowcut maxflow: --cut -: give a file name (standard output holds the solution)\n");
+        return EXIT_USAGE;
+    }
+    FILE *existing;
+    if (a->cut_path && !a->force && (existing = fopen(a->cut_path, "rb"))) { /* refused before the solve */
+        fclose(existing);
+        DISPLAYLEVEL(1, "flowcut: %s: already exists (use -f to overwrite)\n", a->cut_path);
+        return EXIT_FAIL;
+    }
     a->opt.phase2 = a->want_flow;
     /* the value and the cut need no flows: the CPU engines skip mapping
      * them back onto the arcs (and IBFS may stop at a pseudoflow) */

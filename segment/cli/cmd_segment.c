@@ -4,6 +4,8 @@
 #include "seg_args.h"
 #include "seg_output.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -66,6 +68,11 @@ int cmd_segment(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    if (optind < argc - 1) {
+        cli_usage_error("flowcut segment", "one IMAGE at a time (for many, `flowcut batch`)");
+        seg_args_done(&o);
+        return EXIT_USAGE;
+    }
     if (optind != argc - 1 || (!seeds && !o.prompts) || !out) {
         cli_usage_error("flowcut segment", "needs IMAGE, --seeds (or --trimap, --clicks, --box) and -o MASK");
         seg_args_done(&o);
@@ -92,6 +99,26 @@ int cmd_segment(int argc, char **argv)
     return rc;
 }
 
+/* A failure: the one-line message on stderr and, with --json, the same
+ * as batch's error object on stdout (a script reads one form either way). */
+static int fail_one(const char *image, int json, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    DISPLAYLEVEL(1, "flowcut: %s\n", msg);
+    if (json) {
+        printf("{\"file\": ");
+        json_string(stdout, image);
+        printf(", \"status\": \"error\", \"error\": ");
+        json_string(stdout, msg);
+        printf("}\n");
+    }
+    return EXIT_FAIL;
+}
+
 static int segment_one(const char *image, const char *seeds, const char *out, const char *overlay,
                        const char *cutout, int force, int show_time, int json, const seg_options *po)
 {
@@ -102,8 +129,7 @@ static int segment_one(const char *image, const char *seeds, const char *out, co
         FILE *f;
         if (outs[i] && !force && (f = fopen(outs[i], "rb"))) {
             fclose(f);
-            DISPLAYLEVEL(1, "flowcut: %s: already exists (use -f to overwrite)\n", outs[i]);
-            return EXIT_FAIL;
+            return fail_one(image, json, "%s: already exists (use -f to overwrite)", outs[i]);
         }
     }
     /* a folder given as a file: the decoders would say only "read error" */
@@ -111,14 +137,13 @@ static int segment_one(const char *image, const char *seeds, const char *out, co
     for (int i = 0; i < 2 && ins[i]; i++) {
         struct stat st;
         if (stat(ins[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            DISPLAYLEVEL(1, "flowcut: %s: is a folder, not %s\n", ins[i],
-                         i == 0 ? "an image" : o.seeds == SEG_SEEDS_TRIMAP ? "a trimap image" : "a seed image");
-            return EXIT_FAIL;
+            return fail_one(image, json, "%s: is a folder, not %s", ins[i],
+                            i == 0 ? "an image" : o.seeds == SEG_SEEDS_TRIMAP ? "a trimap image" : "a seed image");
         }
     }
     seg_result r;
     if (seg_run(image, seeds, &o, NULL, &r)) {
-        DISPLAYLEVEL(1, "flowcut: %s\n", r.error);
+        fail_one(image, json, "%s", r.error);
         seg_result_free(&r);
         return EXIT_FAIL;
     }
@@ -151,7 +176,7 @@ static int segment_one(const char *image, const char *seeds, const char *out, co
     img_free(&co);
     r.times.encode = cli_now() - t0;
     if (status != EXIT_OK) {
-        DISPLAYLEVEL(1, "flowcut: %s\n", msg);
+        fail_one(image, json, "%s", msg);
         seg_result_free(&r);
         return status;
     }

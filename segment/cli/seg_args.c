@@ -147,6 +147,15 @@ int seg_load_previous(const char *path, seg_options *o, img_image *img, const ch
         return -1;
     }
     const int64_t n = (int64_t)img->width * img->height;
+    for (int64_t i = 0; img->channels >= 3 && i < n; i++) {
+        const uint8_t *px = img->data + i * img->channels;
+        if (px[0] != px[1] || px[0] != px[2]) { /* a photo given for the mask, most likely */
+            DISPLAYLEVEL(1, "%s: --previous %s: a mask is grey (0 background, 255 or 1 foreground), not a colour image\n",
+                         cmd, path);
+            img_free(img);
+            return -1;
+        }
+    }
     int binary = 1; /* 0 / 1 labels rather than a 0 / 255 mask */
     for (int64_t i = 0; i < n * img->channels && binary; i++)
         binary = img->data[i] <= 1;

@@ -38,8 +38,9 @@
       "                        distance D, in colour edges crossed (default 0.2), except on\n"  \
       "                        the sides a foreground seed touches\n")                          \
     X(SO_KEEP, "keep", required_argument,                                                         \
-      "  --keep W              with --previous: a pixel away from the last click keeps its label\n" \
-      "                        there unless the photo argues by over W nats (default 4; 0: off)\n") \
+      "  --keep W              a click that corrects an answer (segment's --previous, the ui's\n" \
+      "                        clicks): a pixel away from it keeps its label unless the photo\n"  \
+      "                        argues by over W nats (default 4; 0: off)\n")                     \
     X(SO_STAR, "star", required_argument,                                                         \
       "  --star on|off         geodesic star convexity: every foreground pixel joins a\n"       \
       "                        foreground seed by its shortest path (default off)\n")          \

@@ -159,8 +159,8 @@ int seg_options_set(seg_options *o, const char *name, const char *value, seg_err
         memcpy(o->bg_rgb, bg, 3);
         o->seeds = SEG_SEEDS_SCRIBBLE;
     } else if (!strcmp(name, "lambda")) {
-        if (parse_number(value, 0, 1e5, 0, &v))
-            return seg_fail(err, SEG_ERR_INVALID, "lambda needs a number in [0, 100000]");
+        if (parse_number(value, 0, SEG_LAMBDA_MAX, 0, &v))
+            return seg_fail(err, SEG_ERR_INVALID, "lambda needs a number in [0, %d]", SEG_LAMBDA_MAX);
         o->graph.lambda = v;
     } else if (!strcmp(name, "connectivity")) {
         if (parse_number(value, 4, 8, 1, &v) || (v != 4 && v != 8))

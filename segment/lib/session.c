@@ -185,7 +185,7 @@ int seg_session_refine_pending(const seg_session *s) { return s->dyn && (s->mode
 
 int seg_session_set_lambda(seg_session *s, double lambda)
 {
-    if (!(lambda >= 0) || lambda > 1e6)
+    if (!(lambda >= 0) || lambda > SEG_LAMBDA_MAX)
         return SEG_ERR_INVALID;
     if (lambda != s->opt.graph.lambda) {
         s->opt.graph.lambda = lambda;

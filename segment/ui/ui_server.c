@@ -417,7 +417,7 @@ static const char *lambda(ui_app *s, const char *body)
     while (*end == ' ' || *end == '\n' || *end == '\r')
         end++;
     if (end == body || *end || errno || seg_session_set_lambda(s->cfg.session, l))
-        return "lambda: expected a number in 0..1000000";
+        return "lambda: expected a number in 0..100000";
     recut(s);
     return NULL;
 }

@@ -59,6 +59,10 @@ expect_exit 0 "cut" -- "$FLOWCUT" maxflow --cut "$TMPD/cut.txt" "$DATA/max_flow.
 head -1 "$TMPD/cut.txt" | grep -qx 1 && pass || fail "cut file starts with the source"
 expect_exit 1 "cut exists" -- "$FLOWCUT" maxflow --cut "$TMPD/cut.txt" "$DATA/max_flow.dat"
 expect_stderr 'already exists' "cut exists message"
+[ -s "$TMPD/out" ] && fail "cut exists: solved before refusing" || pass
+expect_exit 2 "cut to standard output" -- "$FLOWCUT" maxflow --cut - "$DATA/max_flow.dat"
+expect_stderr '^flowcut maxflow: --cut -: give a file name' "cut to standard output"
+[ ! -e ./- ] && pass || fail "--cut - wrote a file named -"
 expect_exit 0 "cut -f" -- "$FLOWCUT" maxflow -f --cut "$TMPD/cut.txt" "$DATA/max_flow.dat"
 ls -a "$TMPD" | grep -q 'tmp-' && fail "temporary file left behind" || pass
 

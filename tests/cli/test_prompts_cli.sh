@@ -70,6 +70,14 @@ expect_exit 2 "the mask over the photo" -- "$FLOWCUT" segment "$TMPD/photo.png" 
 expect_stderr "^flowcut segment: -o .*photo.png is also an input; write the output to another file$" "the mask over the photo"
 expect_same "$EX/coffee.png" "$TMPD/photo.png" "the photo left as it was"
 
+expect_exit 1 "a photo for the previous mask" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks 300,150 \
+    --previous "$EX/coffee.png" -o "$TMPD/bad.png"
+expect_stderr "^flowcut segment: --previous .*coffee.png: a mask is grey \(0 background, 255 or 1 foreground\), not a colour image$" "a photo for the previous mask"
+expect_exit 2 "two photos" -- "$FLOWCUT" segment "$EX/coffee.png" "$EX/coffee.png" --clicks 300,150 -o "$TMPD/bad.png"
+expect_stderr "one IMAGE at a time" "two photos"
+expect_exit 1 "an error as JSON" -- "$FLOWCUT" segment "$TMPD/none.png" --clicks 300,150 -o "$TMPD/bad.png" --json
+expect_stdout '^\{"file": ".*none.png", "status": "error", "error": ".*none.png: cannot open: No such file or directory"\}$' "an error as JSON"
+
 # a box past the photo's edges boxes the part on the photo: one mask however far it overshoots
 expect_exit 0 "the photo's own box" -- "$FLOWCUT" segment "$EX/coffee.png" --box 0,0,600,400 -o "$TMPD/box0.png" -q
 for b in 0,0,601,400 0,0,700,500 0,0,100000,100000; do

@@ -274,7 +274,7 @@ class TestSession(unittest.TestCase):
                 s.save("/nonexistent/prev.png", "previous")
             with self.assertRaisesRegex(ValueError, "outside"):
                 s.click(rgb.shape[1], 0)
-            with self.assertRaisesRegex(ValueError, "previous must be"):
+            with self.assertRaisesRegex(ValueError, "previous must have the image.s shape"):
                 flowcut.segment(rgb, clicks=clicks, previous=first[1:])
             with self.assertRaisesRegex(flowcut.FlowcutError, "needs the click"):
                 flowcut.segment(rgb, np.where(first > 0, 1, 2).astype(np.uint8), previous=first)

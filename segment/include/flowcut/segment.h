@@ -124,6 +124,9 @@ typedef enum {
     SEG_SEEDS_SCRIBBLE    /* RGB: fg_rgb foreground, bg_rgb background, else unmarked */
 } seg_seed_kind;
 
+/* The largest smoothness weight (lambda) any front end takes. */
+#define SEG_LAMBDA_MAX 100000
+
 typedef struct seg_options {
     seg_seed_kind seeds;
     uint8_t fg_rgb[3], bg_rgb[3]; /* scribble colours (default red, blue) */
@@ -356,7 +359,8 @@ int seg_session_get_box(const seg_session *s, int32_t box[4]);
 const uint8_t *seg_session_get_previous(const seg_session *s, seg_click *click);
 /* Replaces every label (width * height bytes). */
 int seg_session_set_all_labels(seg_session *s, const uint8_t *labels);
-/* New n-link weight; the next cut rebuilds the network. */
+/* New n-link weight, 0 to SEG_LAMBDA_MAX (as `--lambda`, so that a saved
+ * session replays); the next cut rebuilds the network. */
 int seg_session_set_lambda(seg_session *s, double lambda);
 double seg_session_lambda(const seg_session *s);
 

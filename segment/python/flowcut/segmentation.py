@@ -101,7 +101,7 @@ def _previous(previous, shape):
     """The previous answer as 0 / 1 bytes (a mask, 255 or any nonzero foreground)."""
     m = np.asarray(previous)
     if m.shape != shape[:2]:
-        raise ValueError(f"previous must be {shape[1]}x{shape[0]} like the image, not shape {m.shape}")
+        raise ValueError(f"previous must have the image's shape {tuple(shape[:2])} (height, width), not {m.shape}")
     return np.ascontiguousarray(m != 0, dtype=np.uint8)
 
 
