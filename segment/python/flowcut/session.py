@@ -26,7 +26,7 @@ class Session(_Owned):
     together until commit() closes their step.
 
         s = flowcut.Session(photo)
-        s.click(300, 150); s.cut()                  # s.mask: 1 foreground
+        s.click(300, 150); s.cut()                  # s.mask: 255 foreground
         s.click(290, 140, positive=False); s.cut()
         s.undo(); s.cut()                           # the first click's mask again
     """
