@@ -174,7 +174,9 @@ int seg_options_set(seg_options *o, const char *name, const char *value, seg_err
 
 /* Reads a seed image (width * height * channels bytes; 1 or 3 channels)
  * into labels (GB_UNMARKED, GB_FOREGROUND, GB_BACKGROUND) as o->seeds
- * says; *nfg and *nbg count the seeds of each kind. Returns the kind used
+ * says; with labels (the default), 3 channels are scribbles unless the
+ * image is grey throughout and holds a 1 or a 2 (a label image saved as
+ * RGB). *nfg and *nbg count the seeds of each kind. Returns the kind used
  * (0 or more) or SEG_ERR_INVALID. */
 int seg_labels_from_seeds(const uint8_t *seeds, int32_t width, int32_t height, int32_t channels,
                           const seg_options *o, uint8_t *labels, int64_t *nfg, int64_t *nbg);
