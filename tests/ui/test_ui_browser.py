@@ -117,6 +117,14 @@ class WebDriver:
         self.proc.wait(timeout=20)
 
 
+def fnv1a(data):
+    """32-bit FNV-1a, as the page's window.flowcut.seedsHash."""
+    h = 0x811c9dc5
+    for v in data:
+        h = ((h ^ v) * 16777619) & 0xffffffff
+    return h
+
+
 def main():
     flowcut = sys.argv[1]
     shots = sys.argv[2] if len(sys.argv) > 2 else None
@@ -272,7 +280,7 @@ def clicks(flowcut, chromium, driver, photo, tmp, shots, fails):
         if mask_at(px(*obj)) != 1:
             fails.append("clicks: the clicked pixel is not foreground in the page's mask")
         if wd.js("return document.querySelectorAll('#marks circle.dot.pos').length") != 1:
-            fails.append("clicks: no green dot drawn")
+            fails.append("clicks: no foreground dot drawn")
         if shots:
             wd.screenshot(os.path.join(shots, "ui-click.png"))
         # a Shift-click on the table: a background click
@@ -293,7 +301,11 @@ def clicks(flowcut, chromium, driver, photo, tmp, shots, fails):
         if wd.js("return window.menuShown") is not False:
             fails.append("clicks: the right-click let the context menu through")
         if wd.js("return document.querySelectorAll('#marks circle.dot.neg').length") != 2:
-            fails.append("clicks: not two red dots")
+            fails.append("clicks: not two background dots")
+        # the page's seeds are the server's: a corrected click's disc is the radius the server chose
+        _, server_seeds = srv.request("GET", "/api/seeds")
+        if wd.js("return window.flowcut.seedsHash()") != fnv1a(server_seeds):
+            fails.append("clicks: the page's seeds differ from the server's after the clicks")
         # a drag draws the box while it goes, then sends it
         b0, b1 = (0.1, 0.05), (0.85, 0.95)
         wd.drag([at(*b0), at(0.5, 0.5), at(*b1)], up=False)
@@ -345,6 +357,20 @@ def clicks(flowcut, chromium, driver, photo, tmp, shots, fails):
         wd.click("#b-undo")
         if not settle(4):
             fails.append("clicks: undo after the slow cut: %r" % wd.js("return window.flowcut.prompts()"))
+        # a double click is one click
+        d = at(0.4, 0.6)
+        press = [{"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]
+        wd.s("POST", "/actions", {"actions": [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+                                               "actions": [{"type": "pointerMove", "x": int(d[0]), "y": int(d[1]),
+                                                            "origin": "viewport"}] + press + press}]})
+        if not settle(5):
+            fails.append("clicks: the double click was not listed: %r" % wd.js("return window.flowcut.prompts()"))
+        time.sleep(0.3)
+        if len(wd.js("return window.flowcut.prompts()")) != 5:
+            fails.append("clicks: a double click made two clicks: %r" % wd.js("return window.flowcut.prompts()"))
+        wd.click("#b-undo")
+        if not settle(4):
+            fails.append("clicks: undo after the double click: %r" % wd.js("return window.flowcut.prompts()"))
         # B goes back to the brush
         wd.key("b")
         if wd.js("return window.flowcut.tool()") != "brush" or wd.js("return window.flowcut.label()") != 2:
