@@ -241,3 +241,17 @@ int cli_check_distinct(const char *cmd, const char *const *outs, const char *con
     }
     return 0;
 }
+
+/* Appends word to buf, single-quoted where a shell would split or expand it. */
+void cli_shell_word(char *buf, size_t size, const char *word)
+{
+    size_t k = strlen(buf);
+    if (!word[strspn(word, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,=:+@%")]) {
+        snprintf(buf + k, size - k, " %s", word);
+        return;
+    }
+    k += (size_t)snprintf(buf + k, size - k, " '");
+    for (const char *c = word; *c && k + 5 < size; c++)
+        k += (size_t)snprintf(buf + k, size - k, *c == '\'' ? "'\\''" : "%c", *c);
+    snprintf(buf + k, size - k, "'");
+}

@@ -236,7 +236,46 @@ typedef struct ui_args {
     seg_options o;
     const char *image, *seeds, *out, *host;
     int port, quiet;
+    const struct option *longopts;
+    int nwords; /* argv's words before the image, options all (getopt's order) */
+    char replay[4096]; /* ui_config.replay */
 } ui_args;
+
+/* The replay's start (ui_config.replay): the segmentation options among
+ * argv's first n words (getopt has put the options first), less the page's
+ * own (seeds, prompts, lambda) and the server's. */
+static void replay_prefix(char **argv, int n, const struct option *longopts, const char *image, const char *seeds,
+                          char *buf, size_t size)
+{
+    static const char *skip[] = {"seeds", "trimap", "clicks", "box", "lambda", "port", "host", "quiet", "help",
+                                 "output"};
+    snprintf(buf, size, "flowcut segment");
+    cli_shell_word(buf, size, image);
+    snprintf(buf + strlen(buf), size - strlen(buf), " --seeds");
+    cli_shell_word(buf, size, seeds);
+    for (int i = 1; i < n; i++) {
+        const char *w = argv[i];
+        if (strncmp(w, "--", 2)) { /* -o FILE, -q: the server's */
+            i += !strcmp(w, "-o");
+            continue;
+        }
+        const char *eq = strchr(w, '=');
+        const size_t len = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
+        const struct option *o = longopts;
+        while (o->name && (strlen(o->name) != len || strncmp(o->name, w + 2, len)))
+            o++;
+        const int takes = o->name && o->has_arg == required_argument && !eq;
+        int skipped = !o->name;
+        for (size_t k = 0; o->name && k < sizeof skip / sizeof skip[0]; k++)
+            skipped |= !strcmp(o->name, skip[k]);
+        if (!skipped) {
+            cli_shell_word(buf, size, w);
+            if (takes && i + 1 < n)
+                cli_shell_word(buf, size, argv[i + 1]);
+        }
+        i += takes;
+    }
+}
 
 /* Parses argv into a; returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, ui_args *a)
@@ -281,6 +320,8 @@ static int parse_args(int argc, char **argv, ui_args *a)
         return EXIT_USAGE;
     }
     a->image = argv[optind];
+    a->longopts = longopts;
+    a->nwords = optind;
     return -1;
 }
 
@@ -327,8 +368,9 @@ int cmd_ui(int argc, char **argv)
      * hold 64 connections when the page is exposed (a browser opens 6), so
      * one remote machine cannot take them all; on loopback every client
      * shares 127.0.0.1 and only the total limit applies. */
+    replay_prefix(argv, a.nwords, a.longopts, a.image, seeds_path, a.replay, sizeof a.replay);
     ui_config cfg = {session, NULL, mask_path, cutout_path, seeds_path, previous_path, (size_t)1 << 20,
-                     addr.loopback ? 0u : 64u, a.quiet, a.o.prompts};
+                     addr.loopback ? 0u : 64u, a.quiet, a.o.prompts, a.replay};
     /* the process is the session's: its cold cuts reuse released arrays */
     mf_alloc_cache_limit(seg_session_cache_bytes(session));
     status = serve(a.host, &addr, a.port, &cfg);

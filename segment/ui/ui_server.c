@@ -429,7 +429,7 @@ static const char *lambda(ui_app *s, const char *body)
  * written to its own path). */
 static void save(ui_app *s, char *body, ui_reply *r)
 {
-    char out[4096] = "{\"saved\": [";
+    char out[16384] = "{\"saved\": [";
     if (seg_session_models_stale(s->cfg.session))
         recut(s); /* what is saved is what `flowcut segment` gives */
     size_t k = strlen(out);
@@ -454,7 +454,7 @@ static void save(ui_app *s, char *body, ui_reply *r)
         char esc[2100];
         cli_json_escape(esc, sizeof esc, path);
         k += (size_t)snprintf(out + k, sizeof out - k, "%s\"%s\"", count++ ? ", " : "", esc);
-        if (k >= sizeof out - 2300) /* room for the previous answer, the box and the closing brackets */
+        if (k >= sizeof out - 9500) /* room for the previous answer, the box, the replay and the brackets */
             break;
         if (!s->cfg.quiet)
             fprintf(stderr, "flowcut ui: saved %s\n", path);
@@ -471,20 +471,41 @@ static void save(ui_app *s, char *body, ui_reply *r)
         cli_json_escape(esc, sizeof esc, s->cfg.previous_path);
         k += (size_t)snprintf(out + k, sizeof out - k, "], \"previous\": \"%s\", \"click\": \"%s%d,%d\"",
                               esc, c.label == GB_BACKGROUND ? "-" : "", c.x, c.y);
-        if (!s->cfg.quiet)
-            fprintf(stderr, "flowcut ui: the last click corrects the mask before it: replay with --clicks %s%d,%d "
-                            "--previous %s\n", c.label == GB_BACKGROUND ? "-" : "", c.x, c.y, s->cfg.previous_path);
     } else {
         k += (size_t)snprintf(out + k, sizeof out - k, "]");
     }
     int32_t box[4];
-    if (seg_session_get_box(s->cfg.session, box)) {
-        snprintf(out + k, sizeof out - k, ", \"box\": [%d, %d, %d, %d]}", box[0], box[1], box[2], box[3]);
+    const int has_box = seg_session_get_box(s->cfg.session, box);
+    if (has_box)
+        k += (size_t)snprintf(out + k, sizeof out - k, ", \"box\": [%d, %d, %d, %d]", box[0], box[1], box[2], box[3]);
+    /* the whole command that gives the saved mask from the saved seeds */
+    char replay[6144] = "", word[64], esc[7000];
+    if (saved_seeds && s->cfg.replay) {
+        snprintf(replay, sizeof replay, "%s", s->cfg.replay);
+        if (has_box) {
+            snprintf(word, sizeof word, "%d,%d,%d,%d", box[0], box[1], box[2], box[3]);
+            cli_shell_word(replay, sizeof replay, "--box");
+            cli_shell_word(replay, sizeof replay, word);
+        }
+        if (seg_session_get_previous(s->cfg.session, &c)) {
+            snprintf(word, sizeof word, "%s%d,%d", c.label == GB_BACKGROUND ? "-" : "", c.x, c.y);
+            cli_shell_word(replay, sizeof replay, "--clicks");
+            cli_shell_word(replay, sizeof replay, word);
+            cli_shell_word(replay, sizeof replay, "--previous");
+            cli_shell_word(replay, sizeof replay, s->cfg.previous_path);
+        }
+        snprintf(word, sizeof word, "%.17g", seg_session_lambda(s->cfg.session));
+        cli_shell_word(replay, sizeof replay, "--lambda");
+        cli_shell_word(replay, sizeof replay, word);
+        cli_shell_word(replay, sizeof replay, "-o");
+        cli_shell_word(replay, sizeof replay, s->cfg.mask_path);
+        cli_shell_word(replay, sizeof replay, "-f"); /* the same mask over the saved one */
+        cli_json_escape(esc, sizeof esc, replay);
+        k += (size_t)snprintf(out + k, sizeof out - k, ", \"replay\": \"%s\"", esc);
         if (!s->cfg.quiet)
-            fprintf(stderr, "flowcut ui: a box: replay with --box %d,%d,%d,%d\n", box[0], box[1], box[2], box[3]);
-    } else {
-        snprintf(out + k, sizeof out - k, "}");
+            fprintf(stderr, "flowcut ui: replay: %s\n", replay);
     }
+    snprintf(out + k, sizeof out - k, "}");
     text_copy(r, 200, out);
     r->type = "application/json";
 }

@@ -19,6 +19,10 @@ typedef struct ui_config {
     int quiet;
     const seg_prompts *prompts; /* given on the command line (NULL: none): applied when the
                                  * app opens as the page's box and clicks, an undo step each */
+    const char *replay;      /* `flowcut segment PHOTO --seeds SEEDS` and the options the
+                              * ui was started with (not its prompts or lambda): Save's
+                              * replay of saved seeds adds the box, the correcting click,
+                              * lambda and -o (NULL: no replay line) */
 } ui_config;
 
 /* The server without HTTP: the state of the page and every route, as

@@ -173,6 +173,9 @@ def run(s, tmp, photo):
     # save: mask, cut-out and seeds beside the photo, atomically
     st, body = s.request("POST", "/api/save", b"mask cutout seeds")
     check(st == 200, "save: %d %r" % (st, body))
+    line = json.loads(body).get("replay", "")
+    check(" --lambda 90 " in line and " --engine cpu" in line and "--seeds" in line,
+          "the replay line carries lambda and the ui's options: %r" % line)
     saved = json.loads(body)["saved"]
     stem = os.path.splitext(photo)[0]
     check(saved == [stem + ".mask.png", stem + ".cutout.png", stem + ".seeds.png"], "saved paths %r" % saved)
@@ -347,6 +350,11 @@ def prompts(s, tmp, photo):
                         "--previous", stem + ".previous.png", "-o", replay, "--engine", "cpu"],
                        capture_output=True, text=True)
     check(r.returncode == 0 and mask_png_bits(replay) == bits, "replayed clicks differ: %s" % r.stderr)
+    # the save's own replay line, run as a user pastes it, writes the same mask
+    os.remove(stem + ".mask.png")
+    r = subprocess.run(["bash", "-c", saved.get("replay", "false")], cwd=tmp, capture_output=True, text=True)
+    check(r.returncode == 0 and mask_png_bits(stem + ".mask.png") == bits,
+          "the save's replay line %r: %s" % (saved.get("replay"), r.stderr))
     for f in (stem + ".seeds.png", stem + ".mask.png", stem + ".previous.png"):
         os.remove(f)
 
