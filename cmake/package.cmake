@@ -37,8 +37,14 @@ list(JOIN _deb_depends ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-numpy")
 # what a C program linking libflowcut needs
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libpng-dev, libjpeg62-turbo-dev, libstb-dev, pkgconf")
-# shlibs file and the ldconfig trigger, so that the library is found at once
+# the shlibs file, so that packages built against it depend on it
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+# no debugging symbols in the package (lintian: unstripped-binary-or-object)
+set(CPACK_STRIP_FILES ON)
+# the dynamic linker's cache through dpkg's trigger, and the module's
+# byte-code caches (written by python3 at the first import) gone on removal
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_SOURCE_DIR}/cmake/deb/triggers ${CMAKE_SOURCE_DIR}/cmake/deb/prerm)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_GENERATOR DEB)
 include(CPack)

@@ -206,7 +206,7 @@ static void recut_with(ui_app *s, int refit)
         s->have_cut = 1;
         s->message[0] = 0;
         if (!s->cfg.quiet)
-            fprintf(stderr, "flowcut ui: cut %lld: %s %s %.1f ms (%lld pixels changed)\n",
+            fprintf(stderr, "flowcut ui: cut %lld: %s %s %.1f ms (%lld pixels' terminal arcs rewritten)\n",
                     (long long)s->version, s->last.engine == MF_ENGINE_GPU ? "gpu" : "cpu",
                     s->last.warm ? "warm" : "cold", 1000 * s->last.total_seconds,
                     (long long)s->last.changed_pixels);
