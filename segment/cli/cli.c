@@ -243,15 +243,34 @@ int cli_check_distinct(const char *cmd, const char *const *outs, const char *con
 }
 
 /* Appends word to buf, single-quoted where a shell would split or expand it. */
-void cli_shell_word(char *buf, size_t size, const char *word)
+int cli_shell_word(char *buf, size_t size, const char *word)
 {
-    size_t k = strlen(buf);
-    if (!word[strspn(word, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,=:+@%")]) {
-        snprintf(buf + k, size - k, " %s", word);
-        return;
+    const size_t k0 = strlen(buf);
+    size_t need = k0 + 1 + strlen(word) + 1; /* the space, the word, the NUL */
+    const int plain = *word && !word[strspn(word, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,=:+@%")];
+    if (!plain) { /* '...', each ' within as '\'' */
+        need += 2;
+        for (const char *c = word; *c; c++)
+            need += *c == '\'' ? 3 : 0;
     }
-    k += (size_t)snprintf(buf + k, size - k, " '");
-    for (const char *c = word; *c && k + 5 < size; c++)
-        k += (size_t)snprintf(buf + k, size - k, *c == '\'' ? "'\\''" : "%c", *c);
-    snprintf(buf + k, size - k, "'");
+    if (need > size)
+        return -1; /* the buffer stays as it was */
+    char *o = buf + k0;
+    *o++ = ' ';
+    if (plain) {
+        memcpy(o, word, strlen(word) + 1);
+        return 0;
+    }
+    *o++ = '\'';
+    for (const char *c = word; *c; c++) {
+        if (*c == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *c;
+        }
+    }
+    *o++ = '\'';
+    *o = 0;
+    return 0;
 }

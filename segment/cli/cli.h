@@ -52,8 +52,9 @@ void cli_option_error(const char *cmd, const struct option *longopts, char **arg
  * returns -1. */
 int cli_check_output_name(const char *cmd, const char *option, const char *path, const char *example, int png);
 /* Appends " word" to buf (NUL-terminated, size bytes), single-quoted where
- * a shell would split or expand it: a command line a user can paste. */
-void cli_shell_word(char *buf, size_t size, const char *word);
+ * a shell would split or expand it (an empty word as ''): a command line a
+ * user can paste. -1, buf unchanged, when it does not fit. */
+int cli_shell_word(char *buf, size_t size, const char *word);
 /* Usage error (message, -1) when two outputs name one file, or an output
  * names an input: the later write would replace the earlier output, or the
  * photo itself. NULL entries are skipped; out_opts are the options' names. */

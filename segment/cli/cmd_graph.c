@@ -60,7 +60,7 @@ int cmd_graph(int argc, char **argv)
         return EXIT_USAGE;
     }
     img_image prev = {0};
-    if (previous && seg_load_previous(previous, &o, &prev, "flowcut graph")) {
+    if (previous && seg_load_previous(previous, &o, &prev, "flowcut graph", NULL, 0)) {
         seg_args_done(&o);
         return EXIT_FAIL;
     }

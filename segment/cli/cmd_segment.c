@@ -32,6 +32,7 @@ static void usage(FILE *f)
 
 static int segment_one(const char *image, const char *seeds, const char *out, const char *overlay,
                        const char *cutout, int force, int show_time, int json, const seg_options *po);
+static void report_failure_json(const char *image, const char *msg);
 
 int cmd_segment(int argc, char **argv)
 {
@@ -84,12 +85,15 @@ int cmd_segment(int argc, char **argv)
         (cutout && cli_check_output_name("flowcut segment", "--cutout", cutout, "cutout.png", 1)) ||
         cli_check_distinct("flowcut segment", (const char *const[]){out, overlay, cutout},
                            (const char *const[]){"-o", "--overlay", "--cutout"}, 3,
-                           (const char *const[]){argv[optind], seeds, previous}, 3)) {
+                           (const char *const[]){argv[optind], seeds}, 2)) {
         seg_args_done(&o);
         return EXIT_USAGE;
     }
     img_image prev = {0};
-    if (previous && seg_load_previous(previous, &o, &prev, "flowcut segment")) {
+    char why[700];
+    if (previous && seg_load_previous(previous, &o, &prev, "flowcut segment", why, sizeof why)) {
+        if (json) /* the message is on stderr already */
+            report_failure_json(argv[optind], why);
         seg_args_done(&o);
         return EXIT_FAIL;
     }
@@ -99,8 +103,18 @@ int cmd_segment(int argc, char **argv)
     return rc;
 }
 
-/* A failure: the one-line message on stderr and, with --json, the same
- * as batch's error object on stdout (a script reads one form either way). */
+/* With --json, a failure as batch's error object on stdout (a script
+ * reads one form either way). */
+static void report_failure_json(const char *image, const char *msg)
+{
+    printf("{\"file\": ");
+    json_string(stdout, image);
+    printf(", \"status\": \"error\", \"error\": ");
+    json_string(stdout, msg);
+    printf("}\n");
+}
+
+/* A failure: the one-line message on stderr, and the JSON object with --json. */
 static int fail_one(const char *image, int json, const char *fmt, ...)
 {
     char msg[1024];
@@ -109,13 +123,8 @@ static int fail_one(const char *image, int json, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     DISPLAYLEVEL(1, "flowcut: %s\n", msg);
-    if (json) {
-        printf("{\"file\": ");
-        json_string(stdout, image);
-        printf(", \"status\": \"error\", \"error\": ");
-        json_string(stdout, msg);
-        printf("}\n");
-    }
+    if (json)
+        report_failure_json(image, msg);
     return EXIT_FAIL;
 }
 

@@ -241,40 +241,56 @@ typedef struct ui_args {
     char replay[4096]; /* ui_config.replay */
 } ui_args;
 
-/* The replay's start (ui_config.replay): the segmentation options among
- * argv's first n words (getopt has put the options first), less the page's
- * own (seeds, prompts, lambda) and the server's. */
-static void replay_prefix(char **argv, int n, const struct option *longopts, const char *image, const char *seeds,
-                          char *buf, size_t size)
+/* The long option argv word w names, as getopt_long reads it: the exact
+ * name, else the one name it begins (an abbreviation); NULL for none. */
+static const struct option *long_option(const struct option *longopts, const char *w, size_t len)
+{
+    const struct option *hit = NULL;
+    for (const struct option *o = longopts; o->name; o++) {
+        if (strncmp(o->name, w, len))
+            continue;
+        if (strlen(o->name) == len)
+            return o;
+        if (hit)
+            return NULL; /* ambiguous: getopt refused it */
+        hit = o;
+    }
+    return hit;
+}
+
+/* The replay's start (ui_config.replay): the options among argv's first n
+ * words (getopt has put the options first) that shape the page's masks, less
+ * the page's own (seeds, prompts, lambda: Save adds them) and those the
+ * saved seeds or the session do not take (scribble colours: the seeds are
+ * saved as labels; iterations: a session does not re-fit on its cuts).
+ * -1 when it does not fit in buf (no replay then). */
+static int replay_prefix(char **argv, int n, const struct option *longopts, const char *image, const char *seeds,
+                         char *buf, size_t size)
 {
     static const char *skip[] = {"seeds", "trimap", "clicks", "box", "lambda", "port", "host", "quiet", "help",
-                                 "output"};
+                                 "scribble-colors", "iterations", "max-pixels"};
     snprintf(buf, size, "flowcut segment");
-    cli_shell_word(buf, size, image);
-    snprintf(buf + strlen(buf), size - strlen(buf), " --seeds");
-    cli_shell_word(buf, size, seeds);
-    for (int i = 1; i < n; i++) {
+    int rc = cli_shell_word(buf, size, image) | cli_shell_word(buf, size, "--seeds") | cli_shell_word(buf, size, seeds);
+    for (int i = 1; i < n && !rc; i++) {
         const char *w = argv[i];
         if (strncmp(w, "--", 2)) { /* -o FILE, -q: the server's */
             i += !strcmp(w, "-o");
             continue;
         }
         const char *eq = strchr(w, '=');
-        const size_t len = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
-        const struct option *o = longopts;
-        while (o->name && (strlen(o->name) != len || strncmp(o->name, w + 2, len)))
-            o++;
-        const int takes = o->name && o->has_arg == required_argument && !eq;
-        int skipped = !o->name;
-        for (size_t k = 0; o->name && k < sizeof skip / sizeof skip[0]; k++)
+        const struct option *o = long_option(longopts, w + 2, eq ? (size_t)(eq - w - 2) : strlen(w + 2));
+        const int takes = o && o->has_arg == required_argument && !eq;
+        int skipped = !o;
+        for (size_t k = 0; o && k < sizeof skip / sizeof skip[0]; k++)
             skipped |= !strcmp(o->name, skip[k]);
         if (!skipped) {
-            cli_shell_word(buf, size, w);
+            rc |= cli_shell_word(buf, size, w);
             if (takes && i + 1 < n)
-                cli_shell_word(buf, size, argv[i + 1]);
+                rc |= cli_shell_word(buf, size, argv[i + 1]);
         }
         i += takes;
     }
+    return rc ? -1 : 0;
 }
 
 /* Parses argv into a; returns -1 to go on, else the exit status. */
@@ -368,9 +384,9 @@ int cmd_ui(int argc, char **argv)
      * hold 64 connections when the page is exposed (a browser opens 6), so
      * one remote machine cannot take them all; on loopback every client
      * shares 127.0.0.1 and only the total limit applies. */
-    replay_prefix(argv, a.nwords, a.longopts, a.image, seeds_path, a.replay, sizeof a.replay);
+    const int replay = !replay_prefix(argv, a.nwords, a.longopts, a.image, seeds_path, a.replay, sizeof a.replay);
     ui_config cfg = {session, NULL, mask_path, cutout_path, seeds_path, previous_path, (size_t)1 << 20,
-                     addr.loopback ? 0u : 64u, a.quiet, a.o.prompts, a.replay};
+                     addr.loopback ? 0u : 64u, a.quiet, a.o.prompts, replay ? a.replay : NULL};
     /* the process is the session's: its cold cuts reuse released arrays */
     mf_alloc_cache_limit(seg_session_cache_bytes(session));
     status = serve(a.host, &addr, a.port, &cfg);

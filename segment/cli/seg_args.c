@@ -30,13 +30,13 @@ static int parse_prompt(int c, const char *arg, seg_options *o, const char *cmd)
     }
     o->prompts = p;
     int rc;
-    const int32_t before = seg_prompts_count(p);
+    int32_t box[4];
+    const int32_t before = seg_prompts_count(p) + seg_prompts_get_box(p, box);
     if (c == SO_BOX) {
-        int32_t box[4];
         /* four numbers and three commas, so that the prompt parser's
          * message (which lists the clicks' forms too) is left for ranges */
         size_t commas = 0, i = 0;
-        for (; arg[i] && strchr("0123456789,-+", arg[i]); i++)
+        for (; arg[i] && strchr("0123456789,-", arg[i]); i++)
             commas += arg[i] == ',';
         char text[256];
         if (seg_prompts_get_box(p, box)) {
@@ -46,7 +46,7 @@ static int parse_prompt(int c, const char *arg, seg_options *o, const char *cmd)
             snprintf(err.message, sizeof err.message,
                      "--box: expected X,Y,W,H (the top-left pixel, the width and the height), not '%.60s'", arg);
             rc = SEG_ERR_INVALID;
-        } else if (strpbrk(arg, "-+")) {
+        } else if (strchr(arg, '-')) {
             snprintf(err.message, sizeof err.message, "--box %.60s: x and y must be >= 0, width and height > 0", arg);
             rc = SEG_ERR_INVALID;
         } else {
@@ -57,7 +57,7 @@ static int parse_prompt(int c, const char *arg, seg_options *o, const char *cmd)
         rc = seg_prompts_read_file(p, arg + 1, &err);
     } else {
         rc = seg_prompts_parse(p, arg, "--clicks", &err);
-        if (!rc && seg_prompts_count(p) == before) {
+        if (!rc && seg_prompts_count(p) + seg_prompts_get_box(p, box) == before) { /* clicks or a box */
             snprintf(err.message, sizeof err.message, "--clicks: no click in '%.60s' (X,Y on the object, -X,Y on the background)", arg);
             rc = SEG_ERR_INVALID;
         }
@@ -135,23 +135,29 @@ int seg_next_option(int argc, char **argv, const char *shortopts, const struct o
     return -1;
 }
 
-/* --previous: a mask as `segment` writes it (or any grey or colour image:
- * a pixel of 128 or more, or 1 in a 0 / 1 label image, is foreground). */
-int seg_load_previous(const char *path, seg_options *o, img_image *img, const char *cmd)
+/* --previous: a mask as `segment` writes it (or any grey image: a pixel of
+ * 128 or more, or 1 in a 0 / 1 label image, is foreground). */
+int seg_load_previous(const char *path, seg_options *o, img_image *img, const char *cmd, char *msg, size_t msg_size)
 {
     img_error e = {0};
+    char why[600], line[700];
     if (img_load_labels(path, o->max_pixels, img, &e)) {
-        char msg[600];
-        img_error_format(&e, msg, sizeof msg);
-        DISPLAYLEVEL(1, "%s: --previous %s\n", cmd, msg);
+        img_error_format(&e, why, sizeof why);
+        snprintf(line, sizeof line, "--previous %s", why);
+        DISPLAYLEVEL(1, "%s: %s\n", cmd, line);
+        if (msg)
+            snprintf(msg, msg_size, "%s", line);
         return -1;
     }
     const int64_t n = (int64_t)img->width * img->height;
     for (int64_t i = 0; img->channels >= 3 && i < n; i++) {
         const uint8_t *px = img->data + i * img->channels;
         if (px[0] != px[1] || px[0] != px[2]) { /* a photo given for the mask, most likely */
-            DISPLAYLEVEL(1, "%s: --previous %s: a mask is grey (0 background, 255 or 1 foreground), not a colour image\n",
-                         cmd, path);
+            snprintf(line, sizeof line,
+                     "--previous %.500s: a mask is grey (0 background, 255 or 1 foreground), not a colour image", path);
+            DISPLAYLEVEL(1, "%s: %s\n", cmd, line);
+            if (msg)
+                snprintf(msg, msg_size, "%s", line);
             img_free(img);
             return -1;
         }
@@ -161,7 +167,7 @@ int seg_load_previous(const char *path, seg_options *o, img_image *img, const ch
         binary = img->data[i] <= 1;
     for (int64_t i = 0; i < n; i++) {
         const uint8_t *px = img->data + i * img->channels;
-        img->data[i] = binary ? px[0] : px[0] >= 128 || (img->channels >= 3 && (px[1] >= 128 || px[2] >= 128));
+        img->data[i] = binary ? px[0] : px[0] >= 128; /* grey: its channels are equal */
     }
     seg_options_set_previous(o, img->data, img->width, img->height);
     return 0;

@@ -103,10 +103,11 @@ void seg_args_done(seg_options *o);
 int seg_next_option(int argc, char **argv, const char *shortopts, const struct option *longopts,
                     seg_options *o, const char **seed_path, const char *cmd);
 
-/* --previous: a mask as `segment` writes it (or any grey or colour image:
- * a pixel of 128 or more, or 1 in a 0 / 1 label image, is foreground) into
- * img, which o then points to (free img after o's last use); -1 with the
- * message printed (cmd its first word). */
-int seg_load_previous(const char *path, seg_options *o, img_image *img, const char *cmd);
+/* --previous: a mask as `segment` writes it (or any grey image: a pixel of
+ * 128 or more, or 1 in a 0 / 1 label image, is foreground; a colour image is
+ * refused) into img, which o then points to (free img after o's last use);
+ * -1 with the message printed (cmd its first word) and, when msg is not
+ * NULL, copied there. */
+int seg_load_previous(const char *path, seg_options *o, img_image *img, const char *cmd, char *msg, size_t msg_size);
 
 #endif

@@ -165,8 +165,8 @@ int seg_session_preview(const seg_session *s, uint8_t *mask, seg_cut_stats *st, 
         seg_options_set_previous(&o, prev, cw, ch);
     }
     if (!rc && has_box) {
-        /* the blocks the box touches (a library caller's box may reach far
-         * past the photo: seg_session_box checks its corner alone) */
+        /* the blocks the box touches (seg_session_box keeps the part of a
+         * box on the photo; the sum stays in 64 bits all the same) */
         const int64_t x0 = box[0] / f, y0 = box[1] / f, x1 = ((int64_t)box[0] + box[2] + f - 1) / f,
                       y1 = ((int64_t)box[1] + box[3] + f - 1) / f;
         rc = seg_prompts_set_box(p, (int32_t)x0, (int32_t)y0, (int32_t)((x1 < cw ? x1 : cw) - x0),

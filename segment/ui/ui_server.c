@@ -433,13 +433,13 @@ static void save(ui_app *s, char *body, ui_reply *r)
     if (seg_session_models_stale(s->cfg.session))
         recut(s); /* what is saved is what `flowcut segment` gives */
     size_t k = strlen(out);
-    int count = 0, saved_seeds = 0;
+    int count = 0, saved_seeds = 0, saved_mask = 0;
     char *save_ptr = NULL;
     for (char *tok = strtok_r(body, " \n\r\t", &save_ptr); tok; tok = strtok_r(NULL, " \n\r\t", &save_ptr)) {
         seg_save_kind kind;
         const char *path;
         if (!strcmp(tok, "mask"))
-            kind = SEG_SAVE_MASK, path = s->cfg.mask_path;
+            kind = SEG_SAVE_MASK, path = s->cfg.mask_path, saved_mask = 1;
         else if (!strcmp(tok, "cutout"))
             kind = SEG_SAVE_CUTOUT, path = s->cfg.cutout_path;
         else if (!strcmp(tok, "seeds"))
@@ -480,26 +480,26 @@ static void save(ui_app *s, char *body, ui_reply *r)
         k += (size_t)snprintf(out + k, sizeof out - k, ", \"box\": [%d, %d, %d, %d]", box[0], box[1], box[2], box[3]);
     /* the whole command that gives the saved mask from the saved seeds */
     char replay[6144] = "", word[64], esc[7000];
+    int fits = 0; /* every word added in full (cli_shell_word) */
     if (saved_seeds && s->cfg.replay) {
         snprintf(replay, sizeof replay, "%s", s->cfg.replay);
         if (has_box) {
             snprintf(word, sizeof word, "%d,%d,%d,%d", box[0], box[1], box[2], box[3]);
-            cli_shell_word(replay, sizeof replay, "--box");
-            cli_shell_word(replay, sizeof replay, word);
+            fits |= cli_shell_word(replay, sizeof replay, "--box") | cli_shell_word(replay, sizeof replay, word);
         }
         if (seg_session_get_previous(s->cfg.session, &c)) {
             snprintf(word, sizeof word, "%s%d,%d", c.label == GB_BACKGROUND ? "-" : "", c.x, c.y);
-            cli_shell_word(replay, sizeof replay, "--clicks");
-            cli_shell_word(replay, sizeof replay, word);
-            cli_shell_word(replay, sizeof replay, "--previous");
-            cli_shell_word(replay, sizeof replay, s->cfg.previous_path);
+            fits |= cli_shell_word(replay, sizeof replay, "--clicks") | cli_shell_word(replay, sizeof replay, word) |
+                    cli_shell_word(replay, sizeof replay, "--previous") |
+                    cli_shell_word(replay, sizeof replay, s->cfg.previous_path);
         }
         snprintf(word, sizeof word, "%.17g", seg_session_lambda(s->cfg.session));
-        cli_shell_word(replay, sizeof replay, "--lambda");
-        cli_shell_word(replay, sizeof replay, word);
-        cli_shell_word(replay, sizeof replay, "-o");
-        cli_shell_word(replay, sizeof replay, s->cfg.mask_path);
-        cli_shell_word(replay, sizeof replay, "-f"); /* the same mask over the saved one */
+        fits |= cli_shell_word(replay, sizeof replay, "--lambda") | cli_shell_word(replay, sizeof replay, word) |
+                cli_shell_word(replay, sizeof replay, "-o") | cli_shell_word(replay, sizeof replay, s->cfg.mask_path);
+        if (saved_mask) /* the same mask over the one just saved; else it is not overwritten */
+            fits |= cli_shell_word(replay, sizeof replay, "-f");
+    }
+    if (saved_seeds && s->cfg.replay && !fits) {
         cli_json_escape(esc, sizeof esc, replay);
         k += (size_t)snprintf(out + k, sizeof out - k, ", \"replay\": \"%s\"", esc);
         if (!s->cfg.quiet)

@@ -59,6 +59,11 @@ expect_exit 2 "two boxes" -- "$FLOWCUT" segment "$EX/coffee.png" --box 1,1,50,50
 expect_stderr "^flowcut segment: --box: one box only \(given twice\)$" "two boxes"
 expect_exit 2 "no click in --clicks" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks '' -o "$TMPD/bad.png"
 expect_stderr "^flowcut segment: --clicks: no click in ''" "no click in --clicks"
+expect_exit 0 "a box in --clicks" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks 'box 150,80,300,250' \
+    -o "$TMPD/box-clicks.png" -q
+expect_exit 0 "the same box as --box" -- "$FLOWCUT" segment "$EX/coffee.png" --box 150,80,300,250 \
+    -o "$TMPD/box-option.png" -q
+expect_same "$TMPD/box-clicks.png" "$TMPD/box-option.png" "a box in --clicks and in --box"
 expect_exit 2 "--seeds and --trimap" -- "$FLOWCUT" segment "$EX/coffee.png" --seeds "$EX/coffee-seeds.png" \
     --trimap "$EX/coffee-seeds.png" -o "$TMPD/bad.png"
 expect_stderr "^flowcut segment: --seeds and --trimap: give one seed image, once$" "--seeds and --trimap"
@@ -86,6 +91,10 @@ for b in 0,0,601,400 0,0,700,500 0,0,100000,100000; do
 done
 expect_exit 0 "a one-pixel box in the last corner" -- "$FLOWCUT" segment "$EX/coffee.png" --box 599,399,1,1 \
     -o "$TMPD/box1.png" -q
+expect_exit 0 "the same box where the half-size cuts keep it" -- "$FLOWCUT" segment "$EX/coffee.png" \
+    --box 598,398,2,2 -o "$TMPD/box2.png" -q
+python3 "$HERE/png_tool.py" outside-zero "$TMPD/box1.png" 599,399,1,1 | grep -qx 1 && pass ||
+    fail "a one-pixel box: foreground outside it"
 expect_exit 1 "a click outside" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks 600,10 -o "$TMPD/bad.png"
 expect_stderr "^flowcut: .*coffee.png: click 600,10 lies outside the 600x400 photo$" "a click outside"
 expect_exit 2 "a missing prompt file" -- "$FLOWCUT" segment "$EX/coffee.png" --clicks @"$TMPD/none.txt" \

@@ -94,11 +94,43 @@ def main():
         finally:
             s3.stop(signal.SIGTERM)
         hosts(photo)
+        replays(tmp)
         previews(tmp)
     finally:
         shutil.rmtree(tmp)
     print("%d failures" % len(FAILS))
     return 1 if FAILS else 0
+
+
+def replays(tmp):
+    """Save's replay line, pasted into a shell, gives the saved mask: a photo
+    whose path needs quoting, options in the forms getopt takes (--opt=value,
+    an abbreviation), and options the replay must leave out (iterations)."""
+    folder = os.path.join(tmp, "it's a folder")
+    os.mkdir(folder)
+    photo = os.path.join(folder, "my photo.png")
+    shutil.copy(os.path.join(EX, "coffee.png"), photo)
+    s = Server(FLOWCUT, photo, "--geodesic=10", "--conn", "4", "--iterations", "2", "--engine", "cpu", "-q")
+    try:
+        s.request("POST", "/api/click", b"300 200 1")
+        settled(s)
+        s.request("POST", "/api/click", b"60 350 2")
+        _, bits = settled(s)
+        st, body = s.request("POST", "/api/save", b"mask seeds")
+        line = json.loads(body).get("replay", "") if st == 200 else ""
+        check("--geodesic=10" in line and "--conn 4" in line and "--iterations" not in line,
+              "the replay line's options: %r" % line)
+        os.remove(os.path.splitext(photo)[0] + ".mask.png")
+        env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(FLOWCUT)) + os.pathsep + os.environ.get("PATH", ""))
+        r = subprocess.run(["bash", "-c", line or "false"], cwd=tmp, capture_output=True, text=True, env=env)
+        check(r.returncode == 0 and mask_png_bits(os.path.splitext(photo)[0] + ".mask.png") == bits,
+              "the replay of %r: %s" % (line, r.stderr))
+        # seeds alone: the line does not overwrite a mask this save did not write
+        st, body = s.request("POST", "/api/save", b"seeds")
+        check(st == 200 and not json.loads(body).get("replay", "").endswith(" -f"),
+              "a seeds-only save's replay forces its way: %r" % body)
+    finally:
+        s.stop(signal.SIGTERM)
 
 
 def run(s, tmp, photo):
@@ -352,7 +384,9 @@ def prompts(s, tmp, photo):
     check(r.returncode == 0 and mask_png_bits(replay) == bits, "replayed clicks differ: %s" % r.stderr)
     # the save's own replay line, run as a user pastes it, writes the same mask
     os.remove(stem + ".mask.png")
-    r = subprocess.run(["bash", "-c", saved.get("replay", "false")], cwd=tmp, capture_output=True, text=True)
+    # the flowcut under test first on PATH, as the line names the command alone
+    env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(FLOWCUT)) + os.pathsep + os.environ.get("PATH", ""))
+    r = subprocess.run(["bash", "-c", saved.get("replay", "false")], cwd=tmp, capture_output=True, text=True, env=env)
     check(r.returncode == 0 and mask_png_bits(stem + ".mask.png") == bits,
           "the save's replay line %r: %s" % (saved.get("replay"), r.stderr))
     for f in (stem + ".seeds.png", stem + ".mask.png", stem + ".previous.png"):
