@@ -383,6 +383,13 @@ def clicks(flowcut, chromium, driver, photo, tmp, shots, fails):
                   (p["total"], "preview" if p.get("preview") else "cut", p["cut"], p["request"], p["draw"]))
         if exact:
             print("  the exact masks after the previews, from the edit: %s ms" % ", ".join("%.0f" % e for e in exact))
+        # the server gone: the page says so instead of a bare network error
+        srv.stop(signal.SIGINT)
+        wd.key("c")
+        wd.drag([at(0.3, 0.3)])
+        if not wait_for(lambda: "Lost the connection" in wd.js("return document.getElementById('status').textContent"),
+                        10):
+            fails.append("a lost server: the status line says %r" % wd.js("return document.getElementById('status').textContent"))
     finally:
         wd.quit()
         srv.stop(signal.SIGINT)
