@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -192,16 +193,10 @@ int cli_check_output_name(const char *cmd, const char *option, const char *path,
  * does not resolve. */
 static int resolved(const char *path, char out[PATH_MAX])
 {
+    char dir[PATH_MAX], real[PATH_MAX];
     const char *slash = strrchr(path, '/');
-    char dir[PATH_MAX];
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    char real[PATH_MAX];
-    if (!realpath(dir, real))
+    snprintf(dir, sizeof dir, "%s", path);
+    if (!realpath(dirname(dir), real)) /* dirname: "." for a bare name, "/" for /a */
         return 0;
     return snprintf(out, PATH_MAX, "%s/%s", real, slash ? slash + 1 : path) < PATH_MAX;
 }
