@@ -2,7 +2,7 @@
 # only the public headers' symbols exported) and libflowcut.a, both made of
 # the four modules' objects; headers, the flowcut binary, flowcut.pc, the
 # CMake package (find_package(flowcut): flowcut::flowcut and
-# flowcut::flowcut_static) and the Python module.
+# flowcut::flowcut_static), the Python module and the manual page.
 set(FLOWCUT_MODULES flowcut_maxflow flowcut_graphbuild flowcut_images flowcut_segment)
 set(FLOWCUT_OBJECTS)
 foreach(m ${FLOWCUT_MODULES})
@@ -40,6 +40,19 @@ foreach(t flowcut_shared flowcut_static)
 endforeach()
 
 install(TARGETS flowcut RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# the manual page, compressed as Debian keeps them (gzip -n: the same bytes at every build)
+find_program(FLOWCUT_GZIP gzip)
+mark_as_advanced(FLOWCUT_GZIP)
+if(FLOWCUT_GZIP)
+  add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/man/flowcut.1.gz
+    COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_SOURCE_DIR}/docs/flowcut.1 ${CMAKE_BINARY_DIR}/man/flowcut.1
+    COMMAND ${FLOWCUT_GZIP} -9nf ${CMAKE_BINARY_DIR}/man/flowcut.1
+    DEPENDS ${CMAKE_SOURCE_DIR}/docs/flowcut.1 VERBATIM)
+  add_custom_target(flowcut_man ALL DEPENDS ${CMAKE_BINARY_DIR}/man/flowcut.1.gz)
+  install(FILES ${CMAKE_BINARY_DIR}/man/flowcut.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+else()
+  install(FILES ${CMAKE_SOURCE_DIR}/docs/flowcut.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+endif()
 install(TARGETS flowcut_shared flowcut_static EXPORT flowcutTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

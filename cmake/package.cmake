@@ -8,9 +8,10 @@
 set(CPACK_PACKAGE_NAME flowcut)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "graph-cut segmentation and max-flow on CPU and GPU")
-set(CPACK_PACKAGE_DESCRIPTION "flowcut segments photos and volumes from seeds with graph cuts, on the CPU or a CUDA GPU.
-This package holds the flowcut command, libflowcut (shared and static, headers,
-pkg-config and CMake files) and the Python module flowcut.")
+set(CPACK_PACKAGE_DESCRIPTION "flowcut segments photos and volumes from seeds with graph cuts,
+on the CPU or a CUDA GPU. This package holds the flowcut command, libflowcut
+(shared and static, headers, pkg-config and CMake files), the Python module
+flowcut and the manual page.")
 set(FLOWCUT_PACKAGE_CONTACT "flowcut maintainers <flowcut@localhost>" CACHE STRING
   "Maintainer field of the Debian package")
 set(CPACK_PACKAGE_CONTACT "${FLOWCUT_PACKAGE_CONTACT}")

@@ -43,6 +43,19 @@ done
 grep -qx seg_segment <<<"$exports" || fail "seg_segment is not exported"
 echo "libflowcut.so: SONAME $soname, $(wc -l <<<"$exports") public symbols"
 
+# the manual page: installed, and every command of `flowcut --help` in it
+MAN=$(find "$P/share/man/man1" -name 'flowcut.1*' 2>/dev/null | head -n1)
+[ -n "$MAN" ] || fail "no manual page under $P/share/man/man1"
+page=$( { [ "${MAN%.gz}" != "$MAN" ] && gzip -dc "$MAN"; } || cat "$MAN")
+for cmd in $("$P/bin/flowcut" --help | sed -n 's/^  \([a-z]*\) .*/\1/p'); do
+    grep -qx "\.B $cmd" <<<"$page" || fail "the manual page has no section for '$cmd'"
+done
+if command -v groff >/dev/null; then
+    warn=$(groff -man -Tutf8 -ww -z <<<"$page" 2>&1)
+    [ -z "$warn" ] || fail "the manual page: groff warns: $warn"
+fi
+echo "manual page: ${MAN#"$P/"}"
+
 PHOTO=$ROOT/examples/coffee.png SEEDS=$ROOT/examples/coffee-seeds.png
 "$P/bin/flowcut" segment "$PHOTO" --seeds "$SEEDS" -o "$T/cli.png" --lambda 120 --engine cpu -q
 check() { # name binary
