@@ -742,5 +742,84 @@ class TestProblem(unittest.TestCase):
             flowcut.read_dimacs(self.path + ".missing")
 
 
+class TestFastmin(unittest.TestCase):
+    """PyMaxflow's fastmin calls: alpha-expansion and alpha-beta swap on grids."""
+
+    @staticmethod
+    def brute(D, V):
+        """The least energy over every labeling of a small grid."""
+        shape, L = D.shape[:-1], D.shape[-1]
+        return min(flowcut.fastmin.energy_of_grid_labeling(D, V, np.array(f).reshape(shape))
+                   for f in itertools.product(range(L), repeat=int(np.prod(shape))))
+
+    def test_energy(self):
+        D = np.arange(2 * 3 * 2).reshape(2, 3, 2)
+        V = np.array([[0, 5], [7, 0]])
+        f = np.array([[0, 1, 1], [1, 0, 0]])
+        unary = sum(D[y, x, f[y, x]] for y in range(2) for x in range(3))
+        pairs = sum(V[f[y + 1, x], f[y, x]] for y in range(1) for x in range(3)) + \
+            sum(V[f[y, x + 1], f[y, x]] for y in range(2) for x in range(2))
+        self.assertEqual(flowcut.fastmin.energy_of_grid_labeling(D, V, f), unary + pairs)
+
+    def test_two_labels_exact(self):
+        # with two labels a swap move is one exact cut over every pixel: the optimum
+        rng = np.random.default_rng(1)
+        for _ in range(6):
+            D = rng.integers(0, 12, (3, 3, 2))
+            V = np.array([[0, 5], [5, 0]])
+            best = self.brute(D, V)
+            self.assertEqual(flowcut.fastmin.energy_of_grid_labeling(D, V, flowcut.fastmin.abswap_grid(D, V)), best)
+            # alpha-expansion with a Potts V: within twice the optimum, never above its start
+            e = flowcut.fastmin.energy_of_grid_labeling(D, V, flowcut.fastmin.aexpansion_grid(D, V))
+            self.assertLessEqual(e, 2 * best)
+            self.assertLessEqual(e, flowcut.fastmin.energy_of_grid_labeling(D, V, D.argmin(-1)))
+
+    def test_three_labels(self):
+        rng = np.random.default_rng(2)
+        V = np.array([[0, 2, 4], [2, 0, 2], [4, 2, 0]])  # a metric: |a - b| times 2
+        for _ in range(4):
+            D = rng.integers(0, 9, (2, 3, 3))
+            best = self.brute(D, V)
+            start = flowcut.fastmin.energy_of_grid_labeling(D, V, D.argmin(-1))
+            for solve in (flowcut.fastmin.aexpansion_grid, flowcut.fastmin.abswap_grid):
+                e = flowcut.fastmin.energy_of_grid_labeling(D, V, solve(D, V))
+                self.assertTrue(best <= e <= start)
+            # the expansion's bound for a metric: 2 c times the optimum, c = max / min of V off its diagonal
+            e = flowcut.fastmin.energy_of_grid_labeling(D, V, flowcut.fastmin.aexpansion_grid(D, V))
+            self.assertLessEqual(e, 2 * 2 * best)
+
+    def test_denoise(self):
+        # three regions under noise: the moves recover them from the noisy start, in place
+        rng = np.random.default_rng(0)
+        truth = np.zeros((40, 50), int)
+        truth[:, 20:] = 1
+        truth[10:30, 30:45] = 2
+        img = truth + rng.normal(0, 0.6, truth.shape)
+        D = np.stack([(img - k) ** 2 for k in range(3)], -1)
+        V = 1.0 - np.eye(3)
+        start = D.argmin(-1)
+        self.assertLess((start == truth).mean(), 0.75)
+        labels = start.copy()
+        out = flowcut.fastmin.aexpansion_grid(D, V, labels=labels)
+        self.assertIs(out, labels)
+        self.assertGreater((labels == truth).mean(), 0.98)
+        self.assertGreater((flowcut.fastmin.abswap_grid(D, V, max_cycles=3) == truth).mean(), 0.98)
+        # a 3-D volume takes its six face neighbours
+        vol = np.stack([truth] * 4)
+        Dv = np.stack([(vol + rng.normal(0, 0.6, vol.shape) - k) ** 2 for k in range(3)], -1)
+        self.assertGreater((flowcut.fastmin.aexpansion_grid(Dv, V) == vol).mean(), 0.98)
+
+    def test_pymaxflow_names_and_errors(self):
+        import flowcut as maxflow  # PyMaxflow code with its import line changed
+        D = np.zeros((2, 2, 3))
+        self.assertEqual(maxflow.fastmin.aexpansion_grid(D, np.zeros((3, 3))).shape, (2, 2))
+        with self.assertRaisesRegex(ValueError, "V must have shape"):
+            maxflow.fastmin.aexpansion_grid(D, np.zeros((2, 2)))
+        with self.assertRaisesRegex(ValueError, "labels must lie"):
+            maxflow.fastmin.abswap_grid(D, np.zeros((3, 3)), labels=np.full((2, 2), 3))
+        with self.assertRaisesRegex(ValueError, "finite"):
+            maxflow.fastmin.aexpansion_grid(np.full((2, 2, 3), np.nan), np.zeros((3, 3)))
+
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0]] + sys.argv[3:], verbosity=1)

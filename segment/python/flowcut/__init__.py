@@ -8,6 +8,7 @@
     g.add_grid_tedges(ids, fg_cost, bg_cost)
     g.maxflow(); seg = g.get_grid_segments(ids)
     flowcut.maxflow_many(graphs)                    # many graphs, one GPU launch for up to 64
+    flowcut.fastmin.aexpansion_grid(D, V)           # multi-label grids (PyMaxflow's fastmin)
     flowcut.segment_batch([(img, seeds, mask), ...])  # many files, every core and GPU
     p = flowcut.read_dimacs("net.max"); p.maxflow().value
     s = flowcut.Session(rgb, seeds); s.cut(); s.paint("foreground", 10, 10, 40, 12); s.cut()
@@ -16,6 +17,7 @@ Built on libflowcut through ctypes; the GIL is released during solves."""
 import ctypes as _ctypes
 
 from . import _lib
+from . import fastmin
 from ._lib import FlowcutError
 from .graph import Graph, GraphFloat, GraphInt, maxflow_many, neighbourhood, neighborhood
 from .problem import Dynamic, Problem, Result, read_dimacs
@@ -33,6 +35,6 @@ def gpu_available():
     return n.value
 
 
-__all__ = ["FlowcutError", "Graph", "GraphInt", "GraphFloat", "maxflow_many", "neighbourhood", "neighborhood", "Problem", "Dynamic", "Result",
+__all__ = ["FlowcutError", "fastmin", "Graph", "GraphInt", "GraphFloat", "maxflow_many", "neighbourhood", "neighborhood", "Problem", "Dynamic", "Result",
            "read_dimacs", "segment", "segment_batch", "segment_files", "segment_scribbles", "segment_trimap", "Session",
            "gpu_available"]
