@@ -742,6 +742,88 @@ class TestProblem(unittest.TestCase):
             flowcut.read_dimacs(self.path + ".missing")
 
 
+class TestPyMaxflowCalls(unittest.TestCase):
+    """PyMaxflow's Graph calls as its users write them (import flowcut as maxflow)."""
+
+    def test_default_structure_symmetric(self):
+        # PyMaxflow's default structure with symmetric=True holds each pair once: w both ways
+        import flowcut as maxflow
+        g = maxflow.Graph[int]()
+        ids = g.add_grid_nodes((3, 3))
+        g.add_grid_edges(ids, 5, symmetric=True)
+        g.add_grid_tedges(ids[:, 0], 1000, 0)
+        g.add_grid_tedges(ids[:, 2], 0, 1000)
+        self.assertEqual(g.maxflow(), 3 * 5)  # three edges of 5 cut between two columns
+        h = maxflow.Graph[int]()
+        ids = h.add_grid_nodes((3, 3))
+        h.add_grid_edges(ids, 5)  # directed default: each pair gets w[p] one way, w[q] back
+        h.add_grid_tedges(ids[:, 0], 1000, 0)
+        h.add_grid_tedges(ids[:, 2], 0, 1000)
+        self.assertEqual(h.maxflow(), 3 * 5)
+
+    def test_structures_and_missing_nodes(self):
+        import flowcut as maxflow
+        self.assertEqual(maxflow.vonNeumann_structure(2).tolist(), [[0, 1, 0], [1, 0, 1], [0, 1, 0]])
+        self.assertEqual(maxflow.vonNeumann_structure(2, directed=True).tolist(), [[0, 0, 0], [0, 0, 1], [0, 1, 0]])
+        self.assertEqual(maxflow.moore_structure(2, directed=True).tolist(), [[0, 0, 0], [0, 0, 1], [1, 1, 1]])
+        self.assertEqual(int(maxflow.moore_structure(3).sum()), 26)
+        # -1 in the node array: no node there, no edge to it
+        g = maxflow.Graph[int]()
+        ids = g.add_grid_nodes((1, 3))
+        holed = ids.copy()
+        holed[0, 1] = -1
+        g.add_grid_edges(holed, 7, symmetric=True)
+        g.add_tedge(int(ids[0, 0]), 100, 0)
+        g.add_tedge(int(ids[0, 2]), 0, 100)
+        self.assertEqual(g.maxflow(), 0)  # the middle node, left out, joined nothing
+
+    def test_pymaxflow_spellings(self):
+        import flowcut as maxflow
+        g = maxflow.Graph[float](est_node_num=2, est_edge_num=1)
+        n = g.add_nodes(2)
+        g.add_edge(n[0], n[1], capacity=1.0, rcapacity=2.0)
+        g.add_edges(n[1:], n[:1], capacity=0.5, rev_capacity=0.0)
+        g.add_tedge(n[0], 4.0, 0.0)
+        g.add_tedge(n[1], 0.0, 9.0)
+        self.assertEqual(g.maxflow(True), 1.0)  # reuse_trees, PyMaxflow's first argument
+        self.assertEqual(g.maxflow(reuse_trees=False), 1.0)
+        m = maxflow.Graph[int]()
+        ids = m.add_grid_nodes((2, 2))
+        mask = np.array([[True, False], [False, True]])
+        m.add_grid_tedges(ids, mask, ~mask)  # a mask as 0 / 1 capacities
+        self.assertEqual(m.maxflow(), 0)
+        self.assertEqual(m.get_grid_segments(ids).tolist(), [[False, True], [True, False]])
+        with self.assertRaisesRegex(TypeError, "given twice"):
+            m.add_edge(0, 1, 1, 0, capacity=1)
+
+    def test_infinite_and_periodic(self):
+        import flowcut as maxflow
+        # +inf: an arc no cut takes (Graph[float]); a chain 0 - 1 - 2 whose first link cannot be cut
+        g = maxflow.Graph[float]()
+        ids = g.add_grid_nodes((3,))
+        g.add_grid_edges(ids, weights=np.array([np.inf, 2.0, 0.0]), structure=np.array([0, 0, 1]), symmetric=True)
+        g.add_grid_tedges(ids[:1], np.inf, 0)
+        g.add_grid_tedges(ids[2:], 0, 5.0)
+        self.assertEqual(g.maxflow(), 2.0)
+        self.assertEqual(g.get_grid_segments(ids).tolist(), [False, False, True])
+        gi = maxflow.Graph[int]()
+        with self.assertRaisesRegex(ValueError, "must be finite"):  # an integer graph has no +inf
+            gi.add_grid_edges(gi.add_grid_nodes((2,)), weights=np.inf)
+        # periodic: a ring of 4 whose links all cost 3 is cut twice between two opposite nodes
+        r = maxflow.Graph[int]()
+        ids = r.add_grid_nodes((4,))
+        r.add_grid_edges(ids, 3, structure=np.array([0, 0, 1]), symmetric=True, periodic=True)
+        r.add_tedge(int(ids[0]), 100, 0)
+        r.add_tedge(int(ids[2]), 0, 100)
+        self.assertEqual(r.maxflow(), 6)
+        o = maxflow.Graph[int]()
+        ids = o.add_grid_nodes((4,))
+        o.add_grid_edges(ids, 3, structure=np.array([0, 0, 1]), symmetric=True)  # a chain: one cut link
+        o.add_tedge(int(ids[0]), 100, 0)
+        o.add_tedge(int(ids[2]), 0, 100)
+        self.assertEqual(o.maxflow(), 3)
+
+
 class TestFastmin(unittest.TestCase):
     """PyMaxflow's fastmin calls: alpha-expansion and alpha-beta swap on grids."""
 

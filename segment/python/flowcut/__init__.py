@@ -19,7 +19,8 @@ import ctypes as _ctypes
 from . import _lib
 from . import fastmin
 from ._lib import FlowcutError
-from .graph import Graph, GraphFloat, GraphInt, maxflow_many, neighbourhood, neighborhood
+from .graph import (Graph, GraphFloat, GraphInt, maxflow_many, moore_structure, neighbourhood, neighborhood,
+                    vonNeumann_structure)
 from .problem import Dynamic, Problem, Result, read_dimacs
 from .segmentation import segment, segment_batch, segment_files, segment_scribbles, segment_trimap
 from .session import Session
@@ -35,6 +36,7 @@ def gpu_available():
     return n.value
 
 
-__all__ = ["FlowcutError", "fastmin", "Graph", "GraphInt", "GraphFloat", "maxflow_many", "neighbourhood", "neighborhood", "Problem", "Dynamic", "Result",
+__all__ = ["FlowcutError", "fastmin", "Graph", "GraphInt", "GraphFloat", "maxflow_many", "neighbourhood", "neighborhood",
+           "vonNeumann_structure", "moore_structure", "Problem", "Dynamic", "Result",
            "read_dimacs", "segment", "segment_batch", "segment_files", "segment_scribbles", "segment_trimap", "Session",
            "gpu_available"]

@@ -57,6 +57,31 @@ def neighbourhood(ndim, connectivity=None):
 neighborhood = neighbourhood
 
 
+def vonNeumann_structure(ndim=2, directed=False):
+    """PyMaxflow's face-neighbour structure (3 x 3 x ...): directed keeps
+    the offsets +1 along each axis alone, the half that add_grid_edges with
+    symmetric=True takes (each pair once, both ways)."""
+    s = np.zeros((3,) * ndim)
+    for axis in range(ndim):
+        idx = [1] * ndim
+        idx[axis] = 2
+        s[tuple(idx)] = 1
+        if not directed:
+            idx[axis] = 0
+            s[tuple(idx)] = 1
+    return s
+
+
+def moore_structure(ndim=2, directed=False):
+    """PyMaxflow's all-neighbour structure: directed keeps the offsets after
+    the centre in the array's flat order (each pair once)."""
+    s = np.ones(3**ndim)
+    s[3**ndim // 2] = 0
+    if directed:
+        s[:3**ndim // 2] = 0
+    return s.reshape((3,) * ndim)
+
+
 def _pairs_network(n, tail, head, cap, rcap, src, snk):
     """The C network of n nodes from contiguous pair arrays (int32) and
     terminal capacities (int64); free it with _lib.mf_graph_free."""
@@ -68,10 +93,22 @@ def _pairs_network(n, tail, head, cap, rcap, src, snk):
     return g
 
 
+def _either(value, pymaxflow_value, what):
+    """A capacity given by flowcut's name or PyMaxflow's, not both."""
+    if value is not None and pymaxflow_value is not None:
+        raise TypeError(f"{what} given twice")
+    value = value if value is not None else pymaxflow_value
+    if value is None:
+        raise TypeError(f"{what} missing")
+    return value
+
+
 class Graph:
     """Nodes are numbered from 0 in the order they are added."""
 
-    def __init__(self, nodes_hint=0, edges_hint=0, scale=None):
+    def __init__(self, nodes_hint=0, edges_hint=0, scale=None, *, est_node_num=None, est_edge_num=None):
+        # est_node_num, est_edge_num: PyMaxflow's names of the two hints
+        nodes_hint = est_node_num if est_node_num is not None else nodes_hint
         if scale is not None and not (isinstance(scale, (int, float)) and scale > 0):
             raise ValueError(f"scale must be a positive number, not {scale!r}")
         self.scale = scale
@@ -138,7 +175,9 @@ class Graph:
     # -- capacities
     def _caps(self, c, what, signed=False):
         a = np.asarray(c)
-        if a.dtype == np.bool_ or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+        if a.dtype == np.bool_:
+            a = a.astype(np.int64)  # a mask as 0 / 1 capacities, as PyMaxflow casts it
+        if not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
             raise TypeError(f"{what} must be numbers, not {a.dtype}")
         if np.issubdtype(a.dtype, np.floating):
             if not np.all(np.isfinite(a)):
@@ -157,14 +196,19 @@ class Graph:
             raise ValueError(f"{what} too large")
         return a.astype(np.int64)
 
-    @staticmethod
-    def _numbers(c, what, signed=False):
+    # whether a capacity may be +inf (Graph[float]: an arc no cut may take)
+    _infinite = False
+
+    def _numbers(self, c, what, signed=False):
         """c as a numeric array, unconverted (no scale, no rounding)."""
         a = np.asarray(c)
-        if a.dtype == np.bool_ or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+        if a.dtype == np.bool_:
+            a = a.astype(np.int64)
+        if not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
             raise TypeError(f"{what} must be numbers, not {a.dtype}")
-        if np.issubdtype(a.dtype, np.floating) and not np.all(np.isfinite(a)):
-            raise ValueError(f"{what} must be finite")
+        if np.issubdtype(a.dtype, np.floating) and not np.all(np.isfinite(a) | (self._infinite & (a == np.inf))):
+            raise ValueError(f"{what} must be finite" + (" or +inf" if self._infinite else
+                                                          " (Graph[float] takes +inf: an arc no cut may take)"))
         if a.size and a.min() < 0 and not signed:
             raise ValueError(f"{what} must be >= 0")
         return a
@@ -178,8 +222,10 @@ class Graph:
             raise IndexError(f"{what}: node id out of range 0..{self._n - 1}")
         return a
 
-    def add_edges(self, i, j, cap, rev_cap):
-        """Vectorised add_edge: arrays (or scalars) broadcast together."""
+    def add_edges(self, i, j, cap=None, rev_cap=None, *, capacity=None, rev_capacity=None):
+        """Vectorised add_edge: arrays (or scalars) broadcast together
+        (capacity, rev_capacity: PyMaxflow's names)."""
+        cap, rev_cap = _either(cap, capacity, "cap"), _either(rev_cap, rev_capacity, "rev_cap")
         self._add_edges(self._ids(i, "i"), self._ids(j, "j"), self._caps(cap, "cap"), self._caps(rev_cap, "rev_cap"))
 
     # The _add_* methods take capacities already converted by _caps: the
@@ -195,11 +241,12 @@ class Graph:
             self._num_edges += e[0].size
         self._side = None
 
-    def add_edge(self, i, j, cap, rev_cap):
-        """Edge i -> j with capacity cap, j -> i with rev_cap."""
+    def add_edge(self, i, j, cap=None, rev_cap=None, *, capacity=None, rcapacity=None):
+        """Edge i -> j with capacity cap, j -> i with rev_cap (capacity,
+        rcapacity: PyMaxflow's names)."""
         if not (np.isscalar(i) and np.isscalar(j)):
             raise TypeError("add_edge takes single node ids; use add_edges for arrays")
-        self.add_edges(i, j, cap, rev_cap)
+        self.add_edges(i, j, _either(cap, capacity, "cap"), _either(rev_cap, rcapacity, "rev_cap"))
 
     def add_tedges(self, i, cap_source, cap_sink):
         """Vectorised add_tedge; repeated calls on a node add up."""
@@ -224,25 +271,38 @@ class Graph:
         self._add_tedges(nodeids, np.broadcast_to(self._caps(sourcecaps, "sourcecaps", True), nodeids.shape),
                          np.broadcast_to(self._caps(sinkcaps, "sinkcaps", True), nodeids.shape))
 
-    def add_grid_edges(self, nodeids, weights=1, structure=None, symmetric=False):
+    def add_grid_edges(self, nodeids, weights=1, structure=None, symmetric=False, periodic=False):
         """Edges between each node of the N-D array nodeids and its
         neighbours: every non-zero entry of structure (an array of odd
         sides, 3 x 3 x ... by default the face neighbours, see
         neighbourhood()) at offset d from its centre gives the edge
         p -> p + d with capacity weights[p] * structure[d] (weights
         broadcast to nodeids' shape); with symmetric, p + d -> p gets the
-        same. Edges leaving the array are dropped. Each neighbour pair
-        becomes one two-way arc."""
-        nodeids = self._ids(nodeids, "nodeids")
+        same. Edges leaving the array are dropped, unless periodic (a bool,
+        or one per axis) wraps them around that axis. A node id of -1 is no
+        node: its edges are dropped. Each neighbour pair becomes one two-way
+        arc."""
+        nodeids = np.asarray(nodeids)
+        if np.issubdtype(nodeids.dtype, np.integer) and nodeids.size and nodeids.min() < 0:
+            # PyMaxflow's -1: no node there, no edge to it
+            present = nodeids >= 0
+            nodeids = self._ids(np.where(present, nodeids, 0), "nodeids")
+        else:
+            nodeids = self._ids(nodeids, "nodeids")
+            present = None
         nd = nodeids.ndim
         if structure is None:
-            structure = neighbourhood(nd)
+            # PyMaxflow's default: with symmetric each pair once (it adds both ways)
+            structure = vonNeumann_structure(nd, directed=symmetric)
         # capacities are weights * structure in the caller's numbers, then
         # converted (and scaled) once per arc by _caps
         st = self._numbers(structure, "structure")
         if st.ndim != nd or any(s % 2 == 0 for s in st.shape):
             raise ValueError(f"structure must have {nd} dimensions of odd sides, not shape {st.shape}")
         w = np.broadcast_to(self._numbers(weights, "weights"), nodeids.shape)
+        wrap = np.broadcast_to(np.asarray(periodic, bool), (nd,))
+        if wrap.any():
+            return self._add_wrapped_edges(nodeids, present, w, st, symmetric, wrap)
         centre = tuple(s // 2 for s in st.shape)
         done = set()
         for idx in zip(*np.nonzero(st)):
@@ -260,10 +320,45 @@ class Graph:
             s_d = st[idx]
             nidx = tuple(c - x for c, x in zip(centre, d))
             s_neg = st[nidx] if all(0 <= k < n for k, n in zip(nidx, st.shape)) else 0
-            a = self._caps(w[ps] * s_d, "weights")      # p -> q from offset d
-            b = self._caps(w[qs] * s_neg, "weights")    # q -> p from offset -d
+            with np.errstate(invalid="ignore"):  # 0 * inf: no arc
+                a = self._caps(np.nan_to_num(w[ps] * s_d, nan=0.0, posinf=np.inf), "weights")  # p -> q, offset d
+                b = self._caps(np.nan_to_num(w[qs] * s_neg, nan=0.0, posinf=np.inf), "weights")  # q -> p, offset -d
             along, against = (a + b, a + b) if symmetric else (a, b)
-            self._add_edges(nodeids[ps], nodeids[qs], along, against)
+            if present is not None:
+                both = present[ps] & present[qs]
+                along, against = np.broadcast_to(along, both.shape)[both], np.broadcast_to(against, both.shape)[both]
+                self._add_edges(nodeids[ps][both], nodeids[qs][both], along, against)
+            else:
+                self._add_edges(nodeids[ps], nodeids[qs], along, against)
+
+    def _add_wrapped_edges(self, nodeids, present, w, st, symmetric, wrap):
+        """add_grid_edges with axes that wrap: p -> q = p + d taken modulo
+        the shape along them, one arc each (a pair is not merged)."""
+        centre = tuple(s // 2 for s in st.shape)
+        for idx in zip(*np.nonzero(st)):
+            d = tuple(int(a) - c for a, c in zip(idx, centre))
+            if not any(d):
+                continue
+            q, valid = nodeids, np.ones(nodeids.shape, bool) if present is None else present.copy()
+            for axis, x in enumerate(d):
+                if x and wrap[axis]:
+                    q = np.roll(q, -x, axis=axis)
+                    if present is not None:
+                        valid &= np.roll(present, -x, axis=axis)
+                elif x:  # no wrap: the last |x| along the axis have no neighbour there
+                    if abs(x) >= q.shape[axis]:
+                        valid[...] = False
+                        continue
+                    q = np.roll(q, -x, axis=axis)
+                    cut = [slice(None)] * q.ndim
+                    cut[axis] = slice(q.shape[axis] - x, None) if x > 0 else slice(0, -x)
+                    valid[tuple(cut)] = False
+                    if present is not None:
+                        valid &= np.roll(present, -x, axis=axis)
+            with np.errstate(invalid="ignore"):
+                cap = self._caps(np.nan_to_num(w * st[idx], nan=0.0, posinf=np.inf), "weights")
+            cap = np.broadcast_to(cap, nodeids.shape)[valid]
+            self._add_edges(nodeids[valid], q[valid], cap, cap if symmetric else np.zeros_like(cap))
 
     # -- solving
     def _network(self):
@@ -302,10 +397,14 @@ class Graph:
         self.flow = flow / self.scale if self.scale is not None else flow
         return self.flow
 
-    def maxflow(self, engine="auto", cpu_algorithm="auto", device=0, threads=0):
+    def maxflow(self, engine="auto", cpu_algorithm="auto", device=0, threads=0, *, reuse_trees=False):
         """Solves; returns the maximum flow (divided by scale when the
         graph has one). engine: auto (the GPU when usable), cpu or gpu;
-        threads: CPU threads (0: every core; the cut does not depend on it)."""
+        threads: CPU threads (0: every core; the cut does not depend on it).
+        PyMaxflow's reuse_trees (also given first, as maxflow(True)) is taken
+        and has no effect: every solve is exact from the graph as it is."""
+        if isinstance(engine, bool):  # PyMaxflow's maxflow(reuse_trees)
+            engine = "auto"
         opt = _lib.solve_options(engine, cpu_algorithm, device, threads)
         g = self._network()
         try:
@@ -339,8 +438,8 @@ class Graph:
 class GraphInt(Graph):
     """Graph[int]: integer capacities, solved exactly."""
 
-    def __init__(self, nodes_hint=0, edges_hint=0):
-        super().__init__(nodes_hint, edges_hint)
+    def __init__(self, nodes_hint=0, edges_hint=0, *, est_node_num=None, est_edge_num=None):
+        super().__init__(nodes_hint, edges_hint, est_node_num=est_node_num, est_edge_num=est_edge_num)
 
     def reset(self):
         self.__init__()
@@ -348,10 +447,15 @@ class GraphInt(Graph):
 
 class GraphFloat(Graph):
     """Graph[float]: real capacities, scaled by a power of two at each solve
-    (see the module's text); `exact` says whether that scaling was lossless."""
+    (see the module's text); `exact` says whether that scaling was lossless.
+    A capacity of +inf (PyMaxflow's way to forbid a cut) becomes, at each
+    solve, twice the sum of every finite capacity, which no minimum cut
+    takes while a finite one exists."""
 
-    def __init__(self, nodes_hint=0, edges_hint=0):
-        super().__init__(nodes_hint, edges_hint)
+    _infinite = True
+
+    def __init__(self, nodes_hint=0, edges_hint=0, *, est_node_num=None, est_edge_num=None):
+        super().__init__(nodes_hint, edges_hint, est_node_num=est_node_num, est_edge_num=est_edge_num)
         self._src = self._src.astype(np.float64)
         self._snk = self._snk.astype(np.float64)
         self._power = 0
@@ -389,6 +493,10 @@ class GraphFloat(Graph):
         else:
             cols = [np.zeros(0, np.int32)] * 2 + [np.zeros(0, np.float64)] * 2
         src, snk = self._src[:self._n], self._snk[:self._n]
+        parts = (cols[2], cols[3], src, snk)
+        if any(np.isinf(x).any() for x in parts):  # +inf: more than every finite capacity together
+            big = 2.0 * sum(float(np.abs(x[np.isfinite(x)]).sum()) for x in parts) + 1.0
+            cols[2], cols[3], src, snk = (np.where(np.isinf(x), big, x) for x in parts)
         low = np.minimum(src, snk) if self._n else np.zeros(0)
         tsrc, tsnk = src - low, snk - low
         both = cols[2] + cols[3]
