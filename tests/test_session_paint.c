@@ -210,10 +210,42 @@ static void test_huge_stroke_is_cheap(void **state)
     seg_session_close(s);
 }
 
+/* A limit lowered after undoing: the redo branch loses its far end first,
+ * so that each redo still gives the step after the labels as they are
+ * (dropping the branch's first step made the next redo skip it). */
+static void test_limit_lowered_after_undo(void **state)
+{
+    (void)state;
+    seg_session *s = NULL;
+    seg_error err = {0};
+    int32_t w = photo.width, h = photo.height;
+    size_t npx = (size_t)w * h;
+    assert_int_equal(seg_session_open(photo.data, w, h, seed_labels, NULL, &s, &err), SEG_OK);
+    uint64_t a = fnv(seg_session_labels(s), npx);
+    assert_int_equal(seg_session_paint_line(s, GB_FOREGROUND, 100, 100, 140, 100, 6), SEG_OK);
+    assert_int_equal(seg_session_commit(s), SEG_OK);
+    uint64_t b = fnv(seg_session_labels(s), npx);
+    assert_int_equal(seg_session_paint_line(s, GB_BACKGROUND, 100, 100, 140, 100, 6), SEG_OK);
+    assert_int_equal(seg_session_commit(s), SEG_OK);
+    size_t two = seg_session_history_bytes(s);
+    assert_int_equal(seg_session_undo(s), 1);
+    assert_int_equal(seg_session_undo(s), 1);
+    assert_int_equal(fnv(seg_session_labels(s), npx), a);
+    seg_session_set_history_limit(s, two - 1); /* room for one step */
+    assert_true(seg_session_history_bytes(s) > 0 && seg_session_history_bytes(s) < two);
+    assert_int_equal(seg_session_redo(s), 1);
+    assert_int_equal(fnv(seg_session_labels(s), npx), b);
+    assert_int_equal(seg_session_redo(s), 0); /* the far end was the step let go */
+    assert_int_equal(seg_session_undo(s), 1);
+    assert_int_equal(fnv(seg_session_labels(s), npx), a);
+    seg_session_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_history_bounded_in_bytes),
+        cmocka_unit_test(test_limit_lowered_after_undo),
         cmocka_unit_test(test_stroke_spans_match_pixel_rule),
         cmocka_unit_test(test_huge_stroke_is_cheap),
     };

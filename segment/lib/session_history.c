@@ -17,15 +17,21 @@ static void history_drop(seg_session *s, int64_t from, int64_t to)
     }
 }
 
-/* Forgets the oldest steps until the history fits the limit. The slots are
- * compacted once half of them are dropped: amortised O(1) a step. */
+/* Forgets steps until the history fits the limit: the oldest undo steps
+ * first; once none is left, the redo branch from its far end, since redo
+ * replays that branch from the labels as they are (dropping its first step
+ * would make the next redo skip it). The slots are compacted once half of
+ * them are dropped: amortised O(1) a step. */
 static void history_trim(seg_session *s)
 {
     while (s->hist_bytes > s->hist_limit && s->head < s->nsteps) {
-        history_drop(s, s->head, s->head + 1);
-        s->head++;
-        if (s->pos < s->head)
-            s->pos = s->head;
+        if (s->head < s->pos) {
+            history_drop(s, s->head, s->head + 1);
+            s->head++;
+        } else {
+            history_drop(s, s->nsteps - 1, s->nsteps);
+            s->nsteps--;
+        }
     }
     if (s->head == s->nsteps) {
         s->head = s->pos = s->nsteps = 0;
