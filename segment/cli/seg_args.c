@@ -144,10 +144,7 @@ int seg_load_previous(const char *path, seg_options *o, img_image *img, const ch
     if (img_load_labels(path, o->max_pixels, img, &e)) {
         img_error_format(&e, why, sizeof why);
         snprintf(line, sizeof line, "--previous %s", why);
-        DISPLAYLEVEL(1, "%s: %s\n", cmd, line);
-        if (msg)
-            snprintf(msg, msg_size, "%s", line);
-        return -1;
+        goto fail;
     }
     const int64_t n = (int64_t)img->width * img->height;
     for (int64_t i = 0; img->channels >= 3 && i < n; i++) {
@@ -155,11 +152,8 @@ int seg_load_previous(const char *path, seg_options *o, img_image *img, const ch
         if (px[0] != px[1] || px[0] != px[2]) { /* a photo given for the mask, most likely */
             snprintf(line, sizeof line,
                      "--previous %.500s: a mask is grey (0 background, 255 or 1 foreground), not a colour image", path);
-            DISPLAYLEVEL(1, "%s: %s\n", cmd, line);
-            if (msg)
-                snprintf(msg, msg_size, "%s", line);
             img_free(img);
-            return -1;
+            goto fail;
         }
     }
     int binary = 1; /* 0 / 1 labels rather than a 0 / 255 mask */
@@ -171,4 +165,9 @@ int seg_load_previous(const char *path, seg_options *o, img_image *img, const ch
     }
     seg_options_set_previous(o, img->data, img->width, img->height);
     return 0;
+fail:
+    DISPLAYLEVEL(1, "%s: %s\n", cmd, line);
+    if (msg)
+        snprintf(msg, msg_size, "%s", line);
+    return -1;
 }

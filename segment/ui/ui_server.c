@@ -480,26 +480,26 @@ static void save(ui_app *s, char *body, ui_reply *r)
         k += (size_t)snprintf(out + k, sizeof out - k, ", \"box\": [%d, %d, %d, %d]", box[0], box[1], box[2], box[3]);
     /* the whole command that gives the saved mask from the saved seeds */
     char replay[6144] = "", word[64], esc[7000];
-    int fits = 0; /* every word added in full (cli_shell_word) */
+    int overflow = 0; /* a word did not fit (cli_shell_word): no replay line */
     if (saved_seeds && s->cfg.replay) {
         snprintf(replay, sizeof replay, "%s", s->cfg.replay);
         if (has_box) {
             snprintf(word, sizeof word, "%d,%d,%d,%d", box[0], box[1], box[2], box[3]);
-            fits |= cli_shell_word(replay, sizeof replay, "--box") | cli_shell_word(replay, sizeof replay, word);
+            overflow |= cli_shell_word(replay, sizeof replay, "--box") | cli_shell_word(replay, sizeof replay, word);
         }
         if (seg_session_get_previous(s->cfg.session, &c)) {
             snprintf(word, sizeof word, "%s%d,%d", c.label == GB_BACKGROUND ? "-" : "", c.x, c.y);
-            fits |= cli_shell_word(replay, sizeof replay, "--clicks") | cli_shell_word(replay, sizeof replay, word) |
-                    cli_shell_word(replay, sizeof replay, "--previous") |
-                    cli_shell_word(replay, sizeof replay, s->cfg.previous_path);
+            overflow |= cli_shell_word(replay, sizeof replay, "--clicks") | cli_shell_word(replay, sizeof replay, word) |
+                        cli_shell_word(replay, sizeof replay, "--previous") |
+                        cli_shell_word(replay, sizeof replay, s->cfg.previous_path);
         }
         snprintf(word, sizeof word, "%.17g", seg_session_lambda(s->cfg.session));
-        fits |= cli_shell_word(replay, sizeof replay, "--lambda") | cli_shell_word(replay, sizeof replay, word) |
-                cli_shell_word(replay, sizeof replay, "-o") | cli_shell_word(replay, sizeof replay, s->cfg.mask_path);
+        overflow |= cli_shell_word(replay, sizeof replay, "--lambda") | cli_shell_word(replay, sizeof replay, word) |
+                    cli_shell_word(replay, sizeof replay, "-o") | cli_shell_word(replay, sizeof replay, s->cfg.mask_path);
         if (saved_mask) /* the same mask over the one just saved; else it is not overwritten */
-            fits |= cli_shell_word(replay, sizeof replay, "-f");
+            overflow |= cli_shell_word(replay, sizeof replay, "-f");
     }
-    if (saved_seeds && s->cfg.replay && !fits) {
+    if (saved_seeds && s->cfg.replay && !overflow) {
         cli_json_escape(esc, sizeof esc, replay);
         k += (size_t)snprintf(out + k, sizeof out - k, ", \"replay\": \"%s\"", esc);
         if (!s->cfg.quiet)

@@ -56,7 +56,11 @@ def _pairs(shape):
 def energy_of_grid_labeling(D, V, labels):
     """E(labels) for unary costs D (shape S + (L,)) and pairwise costs V."""
     D, V = _check(D, V, labels)
-    labels = np.asarray(labels)
+    return _energy(D, V, np.asarray(labels))
+
+
+def _energy(D, V, labels):
+    """energy_of_grid_labeling of arguments already checked."""
     energy = np.take_along_axis(D, labels[..., None].astype(np.intp), -1).sum()
     for q, p in _pairs(labels.shape):
         energy = energy + V[labels[q], labels[p]].sum()
@@ -99,13 +103,17 @@ def aexpansion_grid_step(alpha, D, V, labels):
     for q, p in _pairs(shape):
         fq, fp = cur[q], cur[p]
         terms.append((q, p, V[fq, fp], V[fq, alpha], V[alpha, fp], V[alpha, alpha]))
-    switch = _cut(D, V, shape, one, zero, terms) & (cur != alpha)
-    before = energy_of_grid_labeling(D, V, labels)
-    new = np.where(switch, alpha, cur)
-    after = energy_of_grid_labeling(D, V, new)
+    return _keep_if_lower(D, V, labels, np.where(_cut(D, V, shape, one, zero, terms), alpha, cur))
+
+
+def _keep_if_lower(D, V, labels, new):
+    """A move's end: labels become new when that lowers the energy.
+    Returns (the energy now, the number of pixels that changed)."""
+    before, after = _energy(D, V, labels), _energy(D, V, new)
     if after < before:
+        changed = int((new != labels).sum())
         labels[...] = new
-        return after, int(switch.sum())
+        return after, changed
     return before, 0
 
 
@@ -136,14 +144,7 @@ def abswap_grid_step(alpha, beta, D, V, labels):
         terms.append((q, p, np.where(both, V[alpha, alpha], z), np.where(both, V[alpha, beta], z),
                       np.where(both, V[beta, alpha], z), np.where(both, V[beta, beta], z)))
     side = _cut(D, V, shape, one, zero, terms)
-    before = energy_of_grid_labeling(D, V, labels)
-    new = np.where(inside, np.where(side, beta, alpha), cur)
-    after = energy_of_grid_labeling(D, V, new)
-    if after < before:
-        changed = int((new != cur).sum())
-        labels[...] = new
-        return after, changed
-    return before, 0
+    return _keep_if_lower(D, V, labels, np.where(inside, np.where(side, beta, alpha), cur))
 
 
 def _start(D, labels):

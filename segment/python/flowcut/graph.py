@@ -57,29 +57,25 @@ def neighbourhood(ndim, connectivity=None):
 neighborhood = neighbourhood
 
 
-def vonNeumann_structure(ndim=2, directed=False):
-    """PyMaxflow's face-neighbour structure (3 x 3 x ...): directed keeps
-    the offsets +1 along each axis alone, the half that add_grid_edges with
-    symmetric=True takes (each pair once, both ways)."""
-    s = np.zeros((3,) * ndim)
-    for axis in range(ndim):
-        idx = [1] * ndim
-        idx[axis] = 2
-        s[tuple(idx)] = 1
-        if not directed:
-            idx[axis] = 0
-            s[tuple(idx)] = 1
+def _half(structure, directed):
+    """structure as PyMaxflow's floats; directed keeps the offsets after the
+    centre in the array's flat order: of each offset and its opposite, one
+    (the half that add_grid_edges with symmetric=True takes)."""
+    s = structure.astype(np.float64)
+    if directed:
+        s.reshape(-1)[:s.size // 2] = 0
     return s
 
 
+def vonNeumann_structure(ndim=2, directed=False):
+    """PyMaxflow's face-neighbour structure (3 x 3 x ...); directed: the
+    offsets +1 along each axis alone."""
+    return _half(neighbourhood(ndim), directed)
+
+
 def moore_structure(ndim=2, directed=False):
-    """PyMaxflow's all-neighbour structure: directed keeps the offsets after
-    the centre in the array's flat order (each pair once)."""
-    s = np.ones(3**ndim)
-    s[3**ndim // 2] = 0
-    if directed:
-        s[:3**ndim // 2] = 0
-    return s.reshape((3,) * ndim)
+    """PyMaxflow's all-neighbour structure (3**ndim - 1 neighbours)."""
+    return _half(neighbourhood(ndim, 3**ndim - 1), directed)
 
 
 def _pairs_network(n, tail, head, cap, rcap, src, snk):
@@ -320,9 +316,8 @@ class Graph:
             s_d = st[idx]
             nidx = tuple(c - x for c, x in zip(centre, d))
             s_neg = st[nidx] if all(0 <= k < n for k, n in zip(nidx, st.shape)) else 0
-            with np.errstate(invalid="ignore"):  # 0 * inf: no arc
-                a = self._caps(np.nan_to_num(w[ps] * s_d, nan=0.0, posinf=np.inf), "weights")  # p -> q, offset d
-                b = self._caps(np.nan_to_num(w[qs] * s_neg, nan=0.0, posinf=np.inf), "weights")  # q -> p, offset -d
+            a = self._arc_caps(w[ps], s_d)    # p -> q from offset d
+            b = self._arc_caps(w[qs], s_neg)  # q -> p from offset -d
             along, against = (a + b, a + b) if symmetric else (a, b)
             if present is not None:
                 both = present[ps] & present[qs]
@@ -330,6 +325,12 @@ class Graph:
                 self._add_edges(nodeids[ps][both], nodeids[qs][both], along, against)
             else:
                 self._add_edges(nodeids[ps], nodeids[qs], along, against)
+
+    def _arc_caps(self, weights, s):
+        """The capacities weights * s of one structure offset, converted by
+        _caps; 0 * inf is no arc (not nan)."""
+        with np.errstate(invalid="ignore"):
+            return self._caps(np.nan_to_num(weights * s, nan=0.0, posinf=np.inf), "weights")
 
     def _add_wrapped_edges(self, nodeids, present, w, st, symmetric, wrap):
         """add_grid_edges with axes that wrap: p -> q = p + d taken modulo
@@ -355,9 +356,7 @@ class Graph:
                     valid[tuple(cut)] = False
                     if present is not None:
                         valid &= np.roll(present, -x, axis=axis)
-            with np.errstate(invalid="ignore"):
-                cap = self._caps(np.nan_to_num(w * st[idx], nan=0.0, posinf=np.inf), "weights")
-            cap = np.broadcast_to(cap, nodeids.shape)[valid]
+            cap = np.broadcast_to(self._arc_caps(w, st[idx]), nodeids.shape)[valid]
             self._add_edges(nodeids[valid], q[valid], cap, cap if symmetric else np.zeros_like(cap))
 
     # -- solving
